@@ -1,0 +1,26 @@
+#pragma once
+// TESSERA_HOST_DEVICE marks a function callable from host and device code. It expands to
+// `__host__ __device__` only when a CUDA compiler sees it, so the same kernel source builds
+// with a plain C++ compiler.
+
+#if defined(__CUDACC__) || defined(__HIPCC__)
+#define TESSERA_HOST_DEVICE __host__ __device__
+#define TESSERA_DEVICE __device__
+#define TESSERA_GLOBAL __global__
+#else
+#define TESSERA_HOST_DEVICE
+#define TESSERA_DEVICE
+#define TESSERA_GLOBAL
+#endif
+
+#if defined(__CUDA_ARCH__)
+#define TESSERA_ON_DEVICE 1
+#else
+#define TESSERA_ON_DEVICE 0
+#endif
+
+#if defined(_MSC_VER)
+#define TESSERA_FORCE_INLINE __forceinline
+#else
+#define TESSERA_FORCE_INLINE inline __attribute__((always_inline))
+#endif

@@ -1,0 +1,101 @@
+#pragma once
+// Node: one unit of work in a graph — a type-erased callable with its bound arguments, a name,
+// an execution kind, and its place in the graph (predecessor count and successors).
+
+#include <tessera/sched/detail/task.hpp>
+#include <tessera/sched/detail/work.hpp>
+#include <tessera/sched/exec_kind.hpp>
+
+#include <atomic>
+#include <cstdint>
+#include <exception>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace tessera {
+
+class NodeGraph;
+
+namespace detail {
+class ExecutorImpl;
+struct Topology;
+}  // namespace detail
+
+/// Completion token handed to an asynchronous node. The node's successors run once `complete()`
+/// (or `fail()`) is called, from any thread — a device event callback, an I/O thread — so no
+/// worker is parked while the work is in flight. Exactly one call counts; later ones are ignored.
+///
+///   graph.emplace_async([](tessera::AsyncDone done) {
+///     start_io([done] { done.complete(); });
+///   });
+class AsyncDone {
+public:
+  void complete() const;
+  void fail(std::exception_ptr error) const;
+
+private:
+  friend AsyncDone detail_make_async_done(Node& node) noexcept;
+  explicit AsyncDone(Node* node) : node_(node) {}
+  Node* node_;
+};
+
+inline AsyncDone detail_make_async_done(Node& node) noexcept { return AsyncDone(&node); }
+
+/// A node of a NodeGraph. Created by `NodeGraph::emplace`, owned by its graph, wired with
+/// `precede`/`succeed`.
+///
+///   auto& a = graph.emplace([] { load(); }).name("load");
+///   auto& b = graph.emplace(scale, 2.0).name("scale");   // scale(2.0) when run
+///   a.precede(b);
+class Node : private detail::Task {
+public:
+  Node(const Node&) = delete;
+  Node& operator=(const Node&) = delete;
+
+  const std::string& name() const noexcept { return name_; }
+  Node& name(std::string n);
+
+  ExecKind kind() const noexcept { return exec_kind; }
+  Node& kind(ExecKind k);
+
+  /// Makes `other` run after this node. Returns *this so edges chain.
+  Node& precede(Node& other);
+  /// Makes this node run after `other`.
+  Node& succeed(Node& other);
+
+  std::span<Node* const> successors() const noexcept { return successors_; }
+  std::size_t num_predecessors() const noexcept { return num_predecessors_; }
+  /// Predecessors still to finish in the current run; equals num_predecessors() between runs.
+  std::size_t pending() const noexcept { return pending_.load(std::memory_order_relaxed); }
+  bool is_async() const noexcept { return work_.is_async(); }
+  NodeGraph& graph() const noexcept { return *graph_; }
+
+private:
+  friend class NodeGraph;
+  friend class AsyncDone;
+  friend class detail::ExecutorImpl;
+
+  explicit Node(NodeGraph* graph);
+
+  std::atomic<std::uint32_t> pending_{0};
+  std::uint32_t num_predecessors_ = 0;
+  // Set once per completion: an async node may be completed by its token or, when its body
+  // throws, by the executor; only the first counts.
+  std::atomic<bool> finished_{false};
+  detail::Topology* topology_ = nullptr;
+  detail::Work work_;
+  std::vector<Node*> successors_;
+  std::string name_;
+  NodeGraph* graph_;
+};
+
+template <class F>
+void detail::Work::assign_async(F&& f) {
+  using Stored = std::decay_t<F>;
+  emplace<Stored>(std::forward<F>(f));
+  invoke_ = [](void* obj, Node& node) { (*static_cast<Stored*>(obj))(detail_make_async_done(node)); };
+  async_ = true;
+}
+
+}  // namespace tessera

@@ -1,0 +1,461 @@
+#include "executor_impl.hpp"
+
+#include "../core/log_internal.hpp"
+#include "loop_job.hpp"
+
+#include <tessera/core/error.hpp>
+
+#include <algorithm>
+#include <thread>
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#define TESSERA_CPU_RELAX() _mm_pause()
+#else
+#define TESSERA_CPU_RELAX() std::this_thread::yield()
+#endif
+
+namespace tessera::detail {
+
+namespace {
+
+thread_local Worker* this_thread_worker = nullptr;
+
+std::size_t hardware_threads() noexcept {
+  unsigned n = std::thread::hardware_concurrency();
+  return n == 0 ? 1 : n;
+}
+
+std::string describe_exception(const std::exception_ptr& e) {
+  try {
+    std::rethrow_exception(e);
+  } catch (const std::exception& ex) {
+    return ex.what();
+  } catch (...) {
+    return "an exception not derived from std::exception";
+  }
+}
+
+}  // namespace
+
+ExecutorImpl::ExecutorImpl(const ExecutorOptions& options) : options_(options) {
+  const std::size_t hw = hardware_threads();
+  gpu_workers_ = options.gpu_workers != 0 ? options.gpu_workers : options.num_devices + 1;
+  std::size_t cpu_workers = options.cpu_workers_set ? options.cpu_workers : (hw > gpu_workers_ ? hw - gpu_workers_ : 0);
+  if (gpu_workers_ + cpu_workers > 4096)
+    throw Error("ExecutorOptions asks for " + std::to_string(gpu_workers_ + cpu_workers) +
+                " workers; at most 4096 are supported");
+
+  const std::size_t total = gpu_workers_ + cpu_workers;
+  loop_participants_ = std::max<std::size_t>(1, std::min(total + 1, hw));
+  workers_.reserve(total);
+  for (std::size_t i = 0; i < total; ++i)
+    workers_.push_back(std::make_unique<Worker>(this, static_cast<std::uint32_t>(i),
+                                                i < gpu_workers_ ? ExecKind::gpu : ExecKind::cpu));
+  assign_steal_order();
+  for (auto& w : workers_) w->thread = std::thread([this, wp = w.get()] { worker_loop(*wp); });
+  log_debug("executor started: {} GPU-priority and {} CPU-priority workers, {} stealing", gpu_workers_, cpu_workers,
+            to_string(options.steal_strategy));
+}
+
+ExecutorImpl::~ExecutorImpl() {
+  wait_for_all();
+  stop_.store(true, std::memory_order_release);
+  notifier_.wake_all();
+  for (auto& w : workers_)
+    if (w->thread.joinable()) w->thread.join();
+}
+
+Worker* ExecutorImpl::current_worker() const noexcept {
+  Worker* w = this_thread_worker;
+  return (w != nullptr && w->executor == this) ? w : nullptr;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Graph runs
+
+std::future<void> ExecutorImpl::launch(NodeGraph& graph, std::size_t runs, std::function<bool()> stop) {
+  if (graph.running_.exchange(true, std::memory_order_acq_rel))
+    throw Error("Executor::run: graph '" + graph.name() +
+                "' is already running; wait on the future of its current run before starting it again");
+  auto topo = std::make_unique<Topology>();
+  try {
+    graph.prepare_for_run();
+    bool nothing_to_do = stop ? stop() : runs == 0;
+    if (nothing_to_do) {
+      graph.running_.store(false, std::memory_order_release);
+      std::promise<void> ready;
+      ready.set_value();
+      return ready.get_future();
+    }
+  } catch (...) {
+    graph.running_.store(false, std::memory_order_release);
+    throw;
+  }
+
+  topo->execute = &ExecutorImpl::execute_launch;
+  topo->exec_kind = ExecKind::cpu;
+  topo->executor = this;
+  topo->graph = &graph;
+  topo->node_count = graph.nodes_.size();
+  topo->remaining.store(topo->node_count, std::memory_order_relaxed);
+  topo->runs_left = stop ? 0 : runs - 1;
+  topo->stop = std::move(stop);
+  for (auto& n : graph.nodes_) n->topology_ = topo.get();
+  std::future<void> future = topo->promise.get_future();
+  {
+    std::lock_guard lock(topologies_mutex_);
+    ++active_topologies_;
+  }
+  Topology* t = topo.release();
+  if (Worker* w = current_worker()) {
+    schedule_sources(t, w);
+  } else {
+    // A worker fans the sources out from its own deque; pushing thousands of sources through
+    // the locked injection queue would serialise the launch.
+    cpu_injection_.push(t);
+    notifier_.notify_work();
+  }
+  return future;
+}
+
+void ExecutorImpl::execute_launch(Task* task, Worker* worker) {
+  auto* topo = static_cast<Topology*>(task);
+  worker->executor->schedule_sources(topo, worker);
+}
+
+void ExecutorImpl::schedule_sources(Topology* topo, Worker* w) {
+  for (Node* s : topo->graph->sources_) enqueue(s, w);
+  notifier_.notify_work();
+}
+
+void ExecutorImpl::enqueue(Task* t, Worker* w) {
+  if (w == nullptr) {
+    (t->exec_kind == ExecKind::gpu ? gpu_injection_ : cpu_injection_).push(t);
+  } else if (t->exec_kind == ExecKind::cpu) {
+    w->cpu_queue.push(t);
+  } else if (w->priority == ExecKind::gpu) {
+    w->gpu_queue.push(t);
+  } else {
+    gpu_injection_.push(t);
+  }
+}
+
+void ExecutorImpl::execute_node(Task* task, Worker* worker) {
+  worker->executor->run_node(static_cast<Node*>(task), *worker);
+}
+
+void ExecutorImpl::run_node(Node* node, Worker& w) {
+  while (node != nullptr) {
+    Topology* topo = node->topology_;
+    // Restore the count for the next run now: every predecessor has already reported.
+    node->pending_.store(node->num_predecessors_, std::memory_order_relaxed);
+    if (!topo->failed.load(std::memory_order_acquire)) {
+      const bool async = node->work_.is_async();
+      if (async) node->finished_.store(false, std::memory_order_relaxed);
+      const bool tracing = tracing_.load(std::memory_order_relaxed);
+      const auto begin = tracing ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
+      try {
+        node->work_.invoke(*node);
+      } catch (...) {
+        // An async node whose body threw finishes here, unless its token already finished it.
+        if (async && node->finished_.exchange(true, std::memory_order_acq_rel)) {
+          log_error("node '{}' threw after completing its AsyncDone; the exception is dropped", node->name());
+          return;
+        }
+        topo->record_failure(
+            std::make_exception_ptr(NodeError(node->name(), std::current_exception(), describe_exception(std::current_exception()))));
+        if (tracing) record_trace(w, *node, begin);
+        node = complete_node(node, topo, &w);
+        continue;
+      }
+      if (tracing) record_trace(w, *node, begin);
+      if (async) return;  // AsyncDone::complete() takes it from here
+    }
+    node = complete_node(node, topo, &w);
+  }
+}
+
+Node* ExecutorImpl::complete_node(Node* node, Topology* topo, Worker* w) {
+  Node* next = nullptr;
+  bool pushed = false;
+  for (Node* s : node->successors_) {
+    if (s->pending_.fetch_sub(1, std::memory_order_acq_rel) != 1) continue;
+    // Run one ready successor straight away (no deque round trip, warm caches); queue the rest.
+    if (next == nullptr && w != nullptr && (s->kind() == ExecKind::cpu || w->priority == ExecKind::gpu)) {
+      next = s;
+    } else {
+      enqueue(s, w);
+      pushed = true;
+    }
+  }
+  if (pushed) notifier_.notify_work();
+  // Not before: once counted, the run may finish and the graph be destroyed.
+  count_done(topo, w);
+  return next;
+}
+
+void ExecutorImpl::complete_async(Node* node, std::exception_ptr error) {
+  Topology* topo = node->topology_;
+  if (error)
+    topo->record_failure(std::make_exception_ptr(NodeError(node->name(), error, describe_exception(error))));
+  Worker* w = current_worker();
+  Node* next = complete_node(node, topo, w);
+  if (next != nullptr) run_node(next, *w);
+}
+
+
+void ExecutorImpl::count_done(Topology* topo, Worker* w) {
+  if (w == nullptr) {
+    if (topo->remaining.fetch_sub(1, std::memory_order_acq_rel) == 1) finish_iteration(topo, nullptr);
+    return;
+  }
+  if (w->done_topology != topo) {
+    flush_done(*w);
+    w->done_topology = topo;
+  }
+  ++w->done_count;
+}
+
+void ExecutorImpl::flush_done(Worker& w) {
+  if (w.done_count == 0) return;
+  Topology* topo = w.done_topology;
+  const std::size_t n = w.done_count;
+  w.done_count = 0;
+  w.done_topology = nullptr;
+  if (topo->remaining.fetch_sub(n, std::memory_order_acq_rel) == n) finish_iteration(topo, &w);
+}
+
+void ExecutorImpl::finish_iteration(Topology* topo, Worker* w) {
+  bool again = false;
+  if (!topo->failed.load(std::memory_order_acquire)) {
+    try {
+      again = topo->run_again();
+    } catch (...) {
+      topo->record_failure(std::make_exception_ptr(
+          Error("run_until: the stop predicate of graph '" + topo->graph->name() +
+                "' threw: " + describe_exception(std::current_exception()))));
+    }
+  }
+  if (again) {
+    topo->remaining.store(topo->node_count, std::memory_order_relaxed);
+    if (w != nullptr) {
+      schedule_sources(topo, w);
+    } else {
+      cpu_injection_.push(topo);
+      notifier_.notify_work();
+    }
+    return;
+  }
+  retire(topo);
+}
+
+void ExecutorImpl::retire(Topology* topo) {
+  std::unique_ptr<Topology> owned(topo);
+  std::promise<void> promise = std::move(topo->promise);
+  std::exception_ptr error = topo->error;
+  NodeGraph* graph = topo->graph;
+  graph->running_.store(false, std::memory_order_release);
+  graph->running_.notify_all();
+  // From here on the caller may destroy the graph: touch nothing of it.
+  if (error)
+    promise.set_exception(error);
+  else
+    promise.set_value();
+  owned.reset();
+  std::lock_guard lock(topologies_mutex_);
+  if (--active_topologies_ == 0) topologies_done_.notify_all();
+}
+
+void ExecutorImpl::wait_for_all() {
+  std::unique_lock lock(topologies_mutex_);
+  topologies_done_.wait(lock, [this] { return active_topologies_ == 0; });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Workers
+
+void ExecutorImpl::worker_loop(Worker& w) {
+  this_thread_worker = &w;
+  pin_current_thread(w);
+  for (;;) {
+    Task* t = pop_local(w);
+    if (t == nullptr) {
+      flush_done(w);
+      t = wait_for_work(w);
+      if (t == nullptr) return;
+    }
+    t->execute(t, &w);
+  }
+}
+
+Task* ExecutorImpl::pop_local(Worker& w) noexcept {
+  if (w.priority == ExecKind::gpu)
+    if (Task* t = w.gpu_queue.pop()) return t;
+  return w.cpu_queue.pop();
+}
+
+Task* ExecutorImpl::steal_round(Worker& w) noexcept {
+  if (w.priority == ExecKind::gpu) {
+    if (Task* t = gpu_injection_.pop()) return t;
+    if (Task* t = steal_from_victims(w, true)) return t;
+  }
+  if (Task* t = cpu_injection_.pop()) return t;
+  return steal_from_victims(w, false);
+}
+
+Task* ExecutorImpl::steal_from_victims(Worker& w, bool gpu_queues) noexcept {
+  const std::size_t n = gpu_queues ? gpu_workers_ : workers_.size();
+  if (n <= 1 && w.id < n) return nullptr;
+  auto take = [&](std::size_t v) -> Task* {
+    if (v == w.id || v >= n) return nullptr;
+    Worker& victim = *workers_[v];
+    return gpu_queues ? victim.gpu_queue.steal() : victim.cpu_queue.steal();
+  };
+  switch (options_.steal_strategy) {
+    case StealStrategy::round_robin:
+      for (std::size_t k = 1; k <= n; ++k)
+        if (Task* t = take((w.id + k) % n)) return t;
+      break;
+    case StealStrategy::random:
+      for (std::size_t k = 0; k < n; ++k)
+        if (Task* t = take(w.next_random() % n)) return t;
+      break;
+    case StealStrategy::topological:
+      for (std::uint32_t v : w.victims)
+        if (Task* t = take(v)) return t;
+      break;
+  }
+  return nullptr;
+}
+
+Task* ExecutorImpl::wait_for_work(Worker& w) {
+  using clock = std::chrono::steady_clock;
+  notifier_.begin_spinning();
+  for (;;) {
+    const auto deadline = clock::now() + options_.spin_before_sleep;
+    for (unsigned round = 1;; ++round) {
+      if (Task* t = steal_round(w)) {
+        notifier_.found_work();
+        return t;
+      }
+      if (stop_.load(std::memory_order_acquire)) {
+        notifier_.stop_spinning();
+        return nullptr;
+      }
+      if (round % 16 == 0 && clock::now() > deadline) break;
+      // Yield now and then: on an oversubscribed machine the thread that will produce the
+      // work may be waiting for this core.
+      if (round % 4 == 0) {
+        std::this_thread::yield();
+      } else {
+        for (int i = 0; i < 16; ++i) TESSERA_CPU_RELAX();
+      }
+    }
+    const std::uint32_t epoch = notifier_.prepare_sleep();
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+    if (Task* t = steal_round(w)) {
+      notifier_.cancel_sleep();
+      notifier_.found_work();
+      return t;
+    }
+    if (stop_.load(std::memory_order_acquire)) {
+      notifier_.cancel_sleep();
+      notifier_.stop_spinning();
+      return nullptr;
+    }
+    notifier_.commit_sleep(epoch);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Parallel loops
+
+LoopPlan ExecutorImpl::plan_loop(std::size_t begin, std::size_t end, std::size_t grain) const noexcept {
+  LoopPlan plan;
+  plan.begin = begin;
+  plan.end = end;
+  const std::size_t n = end - begin;
+  // Eight chunks per participant balance uneven iterations without much counter traffic.
+  const std::size_t target_chunks = loop_participants_ * 8;
+  std::size_t chunk = (n + target_chunks - 1) / target_chunks;
+  plan.chunk = std::max<std::size_t>({chunk, grain, 1});
+  plan.count = (n + plan.chunk - 1) / plan.chunk;
+  return plan;
+}
+
+void ExecutorImpl::run_loop(const LoopPlan& plan, ChunkBody body, void* context) {
+  Worker* w = current_worker();
+  const std::size_t helpers = std::min(plan.count - 1, loop_participants_ - 1);
+  if (helpers == 0) {
+    for (std::size_t c = 0; c < plan.count; ++c) body(context, c, plan.chunk_begin(c), plan.chunk_end(c));
+    return;
+  }
+  auto* job = new LoopJob;
+  job->execute = &ExecutorImpl::execute_loop_helper;
+  job->plan = plan;
+  job->body = body;
+  job->context = context;
+  job->references.store(static_cast<int>(helpers) + 1, std::memory_order_relaxed);
+  if (w != nullptr) {
+    for (std::size_t h = 0; h < helpers; ++h) w->cpu_queue.push(job);
+  } else {
+    cpu_injection_.push(job, helpers);
+  }
+  notifier_.notify_work();
+
+  job->run_chunks();
+  // Chunks still running elsewhere are short (a fraction of the range): wait for them here.
+  for (unsigned spins = 0; job->participants.load(std::memory_order_acquire) != 0; ++spins) {
+    if (spins < 64)
+      TESSERA_CPU_RELAX();
+    else
+      std::this_thread::yield();
+  }
+  std::exception_ptr error = job->error;
+  job->release();
+  if (error) std::rethrow_exception(error);
+}
+
+void ExecutorImpl::execute_loop_helper(Task* task, Worker*) {
+  auto* job = static_cast<LoopJob*>(task);
+  job->run_chunks();
+  job->release();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Tracing
+
+void ExecutorImpl::start_trace() {
+  for (auto& w : workers_) {
+    std::lock_guard lock(w->trace_mutex);
+    w->trace_events.clear();
+  }
+  trace_origin_ = std::chrono::steady_clock::now();
+  tracing_.store(true, std::memory_order_release);
+}
+
+Trace ExecutorImpl::stop_trace() {
+  tracing_.store(false, std::memory_order_release);
+  Trace trace;
+  for (auto& w : workers_) {
+    trace.add_track("worker " + std::to_string(w->id) + " (" + std::string(to_string(w->priority)) + " priority)");
+    std::lock_guard lock(w->trace_mutex);
+    for (auto& e : w->trace_events) trace.events.push_back(std::move(e));
+    w->trace_events.clear();
+  }
+  return trace;
+}
+
+void ExecutorImpl::record_trace(Worker& w, const Node& node, std::chrono::steady_clock::time_point begin) {
+  const auto end = std::chrono::steady_clock::now();
+  auto since = [this](std::chrono::steady_clock::time_point t) {
+    auto d = std::chrono::duration_cast<std::chrono::nanoseconds>(t - trace_origin_).count();
+    return d > 0 ? static_cast<std::uint64_t>(d) : std::uint64_t{0};
+  };
+  std::lock_guard lock(w.trace_mutex);
+  w.trace_events.push_back(TraceEvent{node.name().empty() ? std::string("node") : node.name(),
+                                      std::string(to_string(node.kind())), w.id, since(begin), since(end)});
+}
+
+}  // namespace tessera::detail

@@ -1,0 +1,87 @@
+#pragma once
+// The scheduler behind tessera::Executor: heterogeneous work stealing (Ripple §6, Algorithms
+// 1–4) with the changes recorded in docs/design/0001-executor.md.
+
+#include "idle_notifier.hpp"
+#include "injection_queue.hpp"
+#include "topology.hpp"
+#include "worker.hpp"
+
+#include <tessera/sched/executor.hpp>
+
+#include <chrono>
+#include <condition_variable>
+#include <memory>
+#include <vector>
+
+namespace tessera::detail {
+
+class ExecutorImpl {
+public:
+  explicit ExecutorImpl(const ExecutorOptions& options);
+  ~ExecutorImpl();
+
+  std::future<void> launch(NodeGraph& graph, std::size_t runs, std::function<bool()> stop);
+  void wait_for_all();
+
+  LoopPlan plan_loop(std::size_t begin, std::size_t end, std::size_t grain) const noexcept;
+  void run_loop(const LoopPlan& plan, ChunkBody body, void* context);
+
+  /// Entry point of AsyncDone: finishes an asynchronous node from any thread.
+  void complete_async(Node* node, std::exception_ptr error);
+
+  void start_trace();
+  Trace stop_trace();
+
+  std::size_t num_workers() const noexcept { return workers_.size(); }
+  std::size_t num_gpu_workers() const noexcept { return gpu_workers_; }
+  StealStrategy steal_strategy() const noexcept { return options_.steal_strategy; }
+  /// The calling thread's Worker if it belongs to this executor.
+  Worker* current_worker() const noexcept;
+
+  /// The Task::execute of every Node.
+  static void execute_node(Task* task, Worker* worker);
+
+private:
+  static void execute_launch(Task* task, Worker* worker);
+  static void execute_loop_helper(Task* task, Worker* worker);
+
+  void worker_loop(Worker& w);
+  Task* pop_local(Worker& w) noexcept;
+  Task* steal_round(Worker& w) noexcept;
+  Task* steal_from_victims(Worker& w, bool gpu_queues) noexcept;
+  Task* wait_for_work(Worker& w);
+
+  void run_node(Node* node, Worker& w);
+  /// Releases the node's successors; returns one this worker can run next, if any.
+  Node* complete_node(Node* node, Topology* topo, Worker* w);
+  /// Puts a ready task where it will run; the caller notifies sleepers.
+  void enqueue(Task* t, Worker* w);
+  void count_done(Topology* topo, Worker* w);
+  void flush_done(Worker& w);
+  void finish_iteration(Topology* topo, Worker* w);
+  void schedule_sources(Topology* topo, Worker* w);
+  void retire(Topology* topo);
+
+  void record_trace(Worker& w, const Node& node, std::chrono::steady_clock::time_point begin);
+  void assign_steal_order();
+  void pin_current_thread(Worker& w);
+
+  ExecutorOptions options_;
+  std::size_t gpu_workers_ = 0;
+  std::size_t loop_participants_ = 1;
+  std::vector<std::unique_ptr<Worker>> workers_;
+  InjectionQueue cpu_injection_;
+  InjectionQueue gpu_injection_;
+  IdleNotifier notifier_;
+  std::atomic<bool> stop_{false};
+
+  std::mutex topologies_mutex_;
+  std::condition_variable topologies_done_;
+  std::size_t active_topologies_ = 0;
+
+  std::atomic<bool> tracing_{false};
+  std::chrono::steady_clock::time_point trace_origin_;
+};
+
+}  // namespace tessera::detail
