@@ -152,25 +152,24 @@ void ExecutorImpl::run_node(Node* node, Worker& w) {
     node->pending_.store(node->num_predecessors_, std::memory_order_relaxed);
     if (!topo->failed.load(std::memory_order_acquire)) {
       const bool async = node->work_.is_async();
-      if (async) node->finished_.store(false, std::memory_order_relaxed);
+      if (async) {
+        node->finished_.store(false, std::memory_order_relaxed);
+        node->async_holds_.store(2, std::memory_order_relaxed);  // the body's and the token's
+      }
       const bool tracing = tracing_.load(std::memory_order_relaxed);
       const auto begin = tracing ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
       try {
         node->work_.invoke(*node);
       } catch (...) {
-        // An async node whose body threw finishes here, unless its token already finished it.
-        if (async && node->finished_.exchange(true, std::memory_order_acq_rel)) {
-          log_error("node '{}' threw after completing its AsyncDone; the exception is dropped", node->name());
-          return;
-        }
         topo->record_failure(
             std::make_exception_ptr(NodeError(node->name(), std::current_exception(), describe_exception(std::current_exception()))));
-        if (tracing) record_trace(w, *node, begin);
-        node = complete_node(node, topo, &w);
-        continue;
+        // The token will not fire for a body that threw before handing it on; if it did hand
+        // it on, its later complete() is ignored.
+        if (async && !node->finished_.exchange(true, std::memory_order_acq_rel))
+          node->async_holds_.fetch_sub(1, std::memory_order_acq_rel);
       }
       if (tracing) record_trace(w, *node, begin);
-      if (async) return;  // AsyncDone::complete() takes it from here
+      if (async && node->async_holds_.fetch_sub(1, std::memory_order_acq_rel) != 1) return;  // the token finishes it
     }
     node = complete_node(node, topo, &w);
   }
@@ -199,6 +198,7 @@ void ExecutorImpl::complete_async(Node* node, std::exception_ptr error) {
   Topology* topo = node->topology_;
   if (error)
     topo->record_failure(std::make_exception_ptr(NodeError(node->name(), error, describe_exception(error))));
+  if (node->async_holds_.fetch_sub(1, std::memory_order_acq_rel) != 1) return;  // the body is still running
   Worker* w = current_worker();
   Node* next = complete_node(node, topo, w);
   if (next != nullptr) run_node(next, *w);

@@ -24,7 +24,9 @@ struct Topology;
 
 /// Completion token handed to an asynchronous node. The node's successors run once `complete()`
 /// (or `fail()`) is called, from any thread — a device event callback, an I/O thread — so no
-/// worker is parked while the work is in flight. Exactly one call counts; later ones are ignored.
+/// worker is parked while the work is in flight. Call exactly one of them, once: after that the
+/// run may finish and the graph be destroyed, so the token must not be used again. A body that
+/// throws instead finishes the node itself (its exception reaches the run's future).
 ///
 ///   graph.emplace_async([](tessera::AsyncDone done) {
 ///     start_io([done] { done.complete(); });
@@ -80,9 +82,11 @@ private:
 
   std::atomic<std::uint32_t> pending_{0};
   std::uint32_t num_predecessors_ = 0;
-  // Set once per completion: an async node may be completed by its token or, when its body
-  // throws, by the executor; only the first counts.
+  // Async nodes: the first of complete()/fail() (or a throwing body) claims `finished_`; the
+  // node is done once both the body has returned and the token has fired (`async_holds_` == 0),
+  // so a completion arriving before the body returns cannot free the body under its feet.
   std::atomic<bool> finished_{false};
+  std::atomic<std::uint8_t> async_holds_{0};
   detail::Topology* topology_ = nullptr;
   detail::Work work_;
   std::vector<Node*> successors_;
