@@ -48,6 +48,8 @@ ExecutorImpl::ExecutorImpl(const ExecutorOptions& options) : options_(options) {
 
   const std::size_t total = gpu_workers_ + cpu_workers;
   loop_participants_ = std::max<std::size_t>(1, std::min(total + 1, hw));
+  // Leave a core to the thread that produces work (the caller of run or parallel_for).
+  notifier_ = std::make_unique<IdleNotifier>(static_cast<int>(std::min(total, hw > 1 ? hw - 1 : 1)));
   workers_.reserve(total);
   for (std::size_t i = 0; i < total; ++i)
     workers_.push_back(std::make_unique<Worker>(this, static_cast<std::uint32_t>(i),
@@ -61,7 +63,7 @@ ExecutorImpl::ExecutorImpl(const ExecutorOptions& options) : options_(options) {
 ExecutorImpl::~ExecutorImpl() {
   wait_for_all();
   stop_.store(true, std::memory_order_release);
-  notifier_.wake_all();
+  notifier_->wake_all();
   for (auto& w : workers_)
     if (w->thread.joinable()) w->thread.join();
 }
@@ -114,7 +116,7 @@ std::future<void> ExecutorImpl::launch(NodeGraph& graph, std::size_t runs, std::
     // A worker fans the sources out from its own deque; pushing thousands of sources through
     // the locked injection queue would serialise the launch.
     cpu_injection_.push(t);
-    notifier_.notify_work();
+    notifier_->notify_work();
   }
   return future;
 }
@@ -126,7 +128,7 @@ void ExecutorImpl::execute_launch(Task* task, Worker* worker) {
 
 void ExecutorImpl::schedule_sources(Topology* topo, Worker* w) {
   for (Node* s : topo->graph->sources_) enqueue(s, w);
-  notifier_.notify_work();
+  notifier_->notify_work();
 }
 
 void ExecutorImpl::enqueue(Task* t, Worker* w) {
@@ -188,7 +190,7 @@ Node* ExecutorImpl::complete_node(Node* node, Topology* topo, Worker* w) {
       pushed = true;
     }
   }
-  if (pushed) notifier_.notify_work();
+  if (pushed) notifier_->notify_work();
   // Not before: once counted, the run may finish and the graph be destroyed.
   count_done(topo, w);
   return next;
@@ -243,7 +245,7 @@ void ExecutorImpl::finish_iteration(Topology* topo, Worker* w) {
       schedule_sources(topo, w);
     } else {
       cpu_injection_.push(topo);
-      notifier_.notify_work();
+      notifier_->notify_work();
     }
     return;
   }
@@ -281,9 +283,11 @@ void ExecutorImpl::worker_loop(Worker& w) {
   for (;;) {
     Task* t = pop_local(w);
     if (t == nullptr) {
-      flush_done(w);
       t = wait_for_work(w);
       if (t == nullptr) return;
+    } else if (w.counted_as_spinning) {
+      w.counted_as_spinning = false;
+      notifier_->found_work(false);
     }
     t->execute(t, &w);
   }
@@ -331,41 +335,66 @@ Task* ExecutorImpl::steal_from_victims(Worker& w, bool gpu_queues) noexcept {
 
 Task* ExecutorImpl::wait_for_work(Worker& w) {
   using clock = std::chrono::steady_clock;
-  notifier_.begin_spinning();
+  bool may_spin = w.counted_as_spinning || notifier_->begin_spinning();
+  w.counted_as_spinning = false;
   for (;;) {
     const auto deadline = clock::now() + options_.spin_before_sleep;
-    for (unsigned round = 1;; ++round) {
+    for (unsigned round = 1; may_spin; ++round) {
       if (Task* t = steal_round(w)) {
-        notifier_.found_work();
+        notifier_->found_work(work_queued());
         return t;
       }
+      if (round == 1) {
+        // Report completions only once stealing fails, so a thief's stay batched. Reporting
+        // may finish a run and queue the next iteration's sources in this worker's deque.
+        flush_done(w);
+        if (Task* t = pop_local(w)) {
+          notifier_->found_work(work_queued());
+          return t;
+        }
+      }
       if (stop_.load(std::memory_order_acquire)) {
-        notifier_.stop_spinning();
+        notifier_->stop_spinning();
         return nullptr;
       }
       if (round % 16 == 0 && clock::now() > deadline) break;
-      // Yield now and then: on an oversubscribed machine the thread that will produce the
+      // Look often (a pause is ~40-140 cycles; new work should be seen within ~100 ns) and
+      // yield now and then: on an oversubscribed machine the thread that will produce the
       // work may be waiting for this core.
-      if (round % 4 == 0) {
+      if (round % 64 == 0) {
         std::this_thread::yield();
       } else {
-        for (int i = 0; i < 16; ++i) TESSERA_CPU_RELAX();
+        TESSERA_CPU_RELAX();
+        TESSERA_CPU_RELAX();
       }
     }
-    const std::uint32_t epoch = notifier_.prepare_sleep();
+    flush_done(w);  // when spinning was skipped; never sleep on unreported completions
+    if (Task* t = pop_local(w)) {
+      notifier_->found_work(work_queued());
+      return t;
+    }
+    const std::uint32_t epoch = notifier_->prepare_sleep();
     std::atomic_thread_fence(std::memory_order_seq_cst);
     if (Task* t = steal_round(w)) {
-      notifier_.cancel_sleep();
-      notifier_.found_work();
+      notifier_->cancel_sleep();
+      notifier_->found_work(work_queued());
       return t;
     }
     if (stop_.load(std::memory_order_acquire)) {
-      notifier_.cancel_sleep();
-      notifier_.stop_spinning();
+      notifier_->cancel_sleep();
+      notifier_->stop_spinning();
       return nullptr;
     }
-    notifier_.commit_sleep(epoch);
+    notifier_->commit_sleep(epoch);
+    may_spin = true;  // woken for work: look for it
   }
+}
+
+bool ExecutorImpl::work_queued() const noexcept {
+  if (cpu_injection_.size() != 0 || gpu_injection_.size() != 0) return true;
+  for (auto& v : workers_)
+    if (!v->cpu_queue.empty() || !v->gpu_queue.empty()) return true;
+  return false;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -391,36 +420,70 @@ void ExecutorImpl::run_loop(const LoopPlan& plan, ChunkBody body, void* context)
     for (std::size_t c = 0; c < plan.count; ++c) body(context, c, plan.chunk_begin(c), plan.chunk_end(c));
     return;
   }
-  auto* job = new LoopJob;
-  job->execute = &ExecutorImpl::execute_loop_helper;
-  job->plan = plan;
-  job->body = body;
-  job->context = context;
-  job->references.store(static_cast<int>(helpers) + 1, std::memory_order_relaxed);
+  LoopJob job(plan, helpers + 1, body, context);
+  job.execute = &ExecutorImpl::execute_loop_helper;
   if (w != nullptr) {
-    for (std::size_t h = 0; h < helpers; ++h) w->cpu_queue.push(job);
+    for (std::size_t h = 0; h < helpers; ++h) w->cpu_queue.push(&job);
   } else {
-    cpu_injection_.push(job, helpers);
+    cpu_injection_.push(&job, helpers);
   }
-  notifier_.notify_work();
+  notifier_->notify_work();
 
-  job->run_chunks();
-  // Chunks still running elsewhere are short (a fraction of the range): wait for them here.
-  for (unsigned spins = 0; job->participants.load(std::memory_order_acquire) != 0; ++spins) {
+  job.participate();
+
+  // Take back the helpers nobody picked up. A worker's own are on top of its deque: the
+  // chunks it ran have finished, and with them anything they pushed.
+  std::size_t reclaimed = 0;
+  if (w != nullptr) {
+    while (reclaimed < helpers) {
+      Task* t = w->cpu_queue.pop();
+      if (t == &job) {
+        ++reclaimed;
+      } else {
+        if (t != nullptr) w->cpu_queue.push(t);
+        break;
+      }
+    }
+  } else {
+    reclaimed = cpu_injection_.remove(&job, helpers);
+  }
+  // The rest were taken by workers: their last chunks are short (a fraction of the range).
+  // A worker waiting here runs what its own deque holds: a helper of this loop sitting under
+  // work that a chunk queued, or that work itself.
+  std::size_t taken = helpers - reclaimed;
+  for (unsigned spins = 0; job.finished_helpers.load(std::memory_order_acquire) != taken; ++spins) {
+    if (w != nullptr) {
+      if (Task* t = w->cpu_queue.pop()) {
+        if (t == &job) {
+          --taken;
+        } else {
+          ++w->loop_wait_depth;
+          t->execute(t, w);
+          --w->loop_wait_depth;
+        }
+        continue;
+      }
+    }
     if (spins < 64)
       TESSERA_CPU_RELAX();
     else
       std::this_thread::yield();
   }
-  std::exception_ptr error = job->error;
-  job->release();
-  if (error) std::rethrow_exception(error);
+  if (job.error) std::rethrow_exception(job.error);
 }
 
-void ExecutorImpl::execute_loop_helper(Task* task, Worker*) {
+void ExecutorImpl::execute_loop_helper(Task* task, Worker* worker) {
   auto* job = static_cast<LoopJob*>(task);
-  job->run_chunks();
-  job->release();
+  job->participate();
+  // Count this worker as looking for work before the caller can see the loop finished: a
+  // caller launching its next loop then finds a spinner instead of waking a sleeper, which
+  // would put a system call on its path.
+  if (!worker->counted_as_spinning && worker->loop_wait_depth == 0) {
+    worker->executor->notifier_->begin_spinning();
+    worker->counted_as_spinning = true;
+  }
+  // Last touch of the job: after this the caller may return and the job's stack frame go.
+  job->finished_helpers.fetch_add(1, std::memory_order_release);
 }
 
 // ---------------------------------------------------------------------------------------------

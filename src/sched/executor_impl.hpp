@@ -51,6 +51,7 @@ private:
   Task* steal_round(Worker& w) noexcept;
   Task* steal_from_victims(Worker& w, bool gpu_queues) noexcept;
   Task* wait_for_work(Worker& w);
+  bool work_queued() const noexcept;
 
   void run_node(Node* node, Worker& w);
   /// Releases the node's successors; returns one this worker can run next, if any.
@@ -73,7 +74,7 @@ private:
   std::vector<std::unique_ptr<Worker>> workers_;
   InjectionQueue cpu_injection_;
   InjectionQueue gpu_injection_;
-  IdleNotifier notifier_;
+  std::unique_ptr<IdleNotifier> notifier_;
   std::atomic<bool> stop_{false};
 
   std::mutex topologies_mutex_;

@@ -4,8 +4,10 @@
 //
 // A worker searching for work is "spinning"; one that gave up is "sleeping" on `epoch_`.
 // Producers wake a sleeper only when nobody is spinning (a spinner will find the work), and a
-// spinner that finds work wakes a sleeper if it was the last spinner, so parallelism ramps up
-// one worker at a time — the scheme of Go's scheduler.
+// spinner that finds work while more is queued wakes a sleeper if it was the last spinner, so
+// parallelism ramps up one worker at a time — the scheme of Go's scheduler. At most
+// `max_spinning` workers spin at once, so idle workers do not crowd out the threads that
+// produce work (on two cores, two spinning workers would starve the caller of parallel_for).
 
 #include <atomic>
 #include <cstdint>
@@ -24,11 +26,17 @@ public:
     if (spinning_.load(std::memory_order_relaxed) == 0 && sleeping_.load(std::memory_order_relaxed) > 0) wake_one();
   }
 
-  void begin_spinning() noexcept { spinning_.fetch_add(1, std::memory_order_seq_cst); }
+  explicit IdleNotifier(int max_spinning = 1) : max_spinning_(max_spinning < 1 ? 1 : max_spinning) {}
 
-  /// Called by a spinner that found work; wakes a replacement spinner when it was the last.
-  void found_work() noexcept {
-    if (spinning_.fetch_sub(1, std::memory_order_seq_cst) == 1 && sleeping_.load(std::memory_order_seq_cst) > 0)
+  /// Counts the caller as spinning; returns false when enough others already spin, in which
+  /// case the caller should go straight to sleep (still through prepare_sleep).
+  bool begin_spinning() noexcept { return spinning_.fetch_add(1, std::memory_order_seq_cst) < max_spinning_; }
+
+  /// Called by a spinner that found work. When more work is queued and it was the last
+  /// spinner, it wakes a sleeper to look for that work.
+  void found_work(bool more_work_queued) noexcept {
+    if (spinning_.fetch_sub(1, std::memory_order_seq_cst) == 1 && more_work_queued &&
+        sleeping_.load(std::memory_order_seq_cst) > 0)
       wake_one();
   }
 
@@ -69,6 +77,7 @@ private:
     epoch_.notify_one();
   }
 
+  const int max_spinning_;
   alignas(cache_line_size) std::atomic<std::uint32_t> epoch_{0};
   alignas(cache_line_size) std::atomic<int> spinning_{0};
   alignas(cache_line_size) std::atomic<int> sleeping_{0};

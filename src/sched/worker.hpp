@@ -40,6 +40,11 @@ public:
   std::mutex trace_mutex;  // uncontended except while a trace is collected
   std::vector<TraceEvent> trace_events;
 
+  // Set when the worker registered itself as spinning before returning to its loop.
+  bool counted_as_spinning = false;
+  // How deep this worker is in running other tasks while it waits for a loop's helpers.
+  unsigned loop_wait_depth = 0;
+
   int pinned_cpu = -1;
   std::thread thread;
 

@@ -1,0 +1,56 @@
+# tessera: the two set-up commands are `make demo` and `make test`. Each installs what is
+# missing (scripts/install-deps), configures, builds and runs.
+#
+#   make demo                 build and run the demo (writes build/demo/)
+#   make test                 build and run every test (preset cpu)
+#   make bench SUITE=sched    run one benchmark suite, write build/bench/<suite>.json
+#   make asan | tsan          the sanitizer suites
+#   make cuda-build           compile the CUDA preset (no GPU needed)
+#   make install PREFIX=dir   install headers, library and the CMake package
+
+PRESET ?= cpu
+SUITE ?= sched
+PREFIX ?= /usr/local
+JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+BUILD := build/$(PRESET)
+
+.PHONY: all deps configure build demo test bench asan tsan cuda-build install clean
+
+all: build
+
+deps:
+	@scripts/install-deps
+
+# Configure only when the build tree is missing: re-running the preset is cheap but noisy.
+configure: deps
+	@test -f $(BUILD)/build.ninja || cmake --preset $(PRESET)
+
+build: configure
+	cmake --build --preset $(PRESET) -j $(JOBS)
+
+demo: build
+	$(BUILD)/apps/demo/tessera-demo --out build/demo
+
+test: build
+	ctest --preset $(PRESET) -j $(JOBS)
+
+bench:
+	@$(MAKE) --no-print-directory build PRESET=cpu
+	@test -x build/cpu/bench/$(SUITE)/tessera-bench-$(SUITE) || { echo "no benchmark suite '$(SUITE)' (see bench/)"; exit 2; }
+	@mkdir -p build/bench
+	build/cpu/bench/$(SUITE)/tessera-bench-$(SUITE) --json build/bench/$(SUITE).json
+
+asan:
+	@$(MAKE) --no-print-directory test PRESET=asan
+
+tsan:
+	@$(MAKE) --no-print-directory test PRESET=tsan
+
+cuda-build:
+	@$(MAKE) --no-print-directory build PRESET=cuda
+
+install: build
+	cmake --install $(BUILD) --prefix $(PREFIX)
+
+clean:
+	rm -rf build
