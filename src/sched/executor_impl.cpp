@@ -420,7 +420,22 @@ void ExecutorImpl::run_loop(const LoopPlan& plan, ChunkBody body, void* context)
     for (std::size_t c = 0; c < plan.count; ++c) body(context, c, plan.chunk_begin(c), plan.chunk_end(c));
     return;
   }
-  LoopJob job(plan, helpers + 1, body, context);
+  // Time the first chunk to see whether helpers would pay for the trip to another core.
+  const auto start = std::chrono::steady_clock::now();
+  body(context, 0, plan.chunk_begin(0), plan.chunk_end(0));
+  const auto first = std::chrono::steady_clock::now() - start;
+  if (first * static_cast<std::int64_t>(plan.count) < options_.inline_loops_below) {
+    for (std::size_t c = 1; c < plan.count; ++c) body(context, c, plan.chunk_begin(c), plan.chunk_end(c));
+    return;
+  }
+
+  LoopJob& job = LoopJobPool::for_this_thread().acquire();
+  struct Release {
+    LoopJob& j;
+    ~Release() { j.in_use = false; }
+  } release{job};
+  job.reset(plan, helpers + 1, body, context);
+  job.mark_first_chunk_done();
   job.execute = &ExecutorImpl::execute_loop_helper;
   if (w != nullptr) {
     for (std::size_t h = 0; h < helpers; ++h) w->cpu_queue.push(&job);
@@ -447,20 +462,17 @@ void ExecutorImpl::run_loop(const LoopPlan& plan, ChunkBody body, void* context)
   } else {
     reclaimed = cpu_injection_.remove(&job, helpers);
   }
-  // The rest were taken by workers: their last chunks are short (a fraction of the range).
-  // A worker waiting here runs what its own deque holds: a helper of this loop sitting under
-  // work that a chunk queued, or that work itself.
-  std::size_t taken = helpers - reclaimed;
-  for (unsigned spins = 0; job.finished_helpers.load(std::memory_order_acquire) != taken; ++spins) {
+  job.helpers_taken = helpers - reclaimed;
+
+  // Chunks still running elsewhere are short (a fraction of the range). A worker waiting here
+  // runs what its own deque holds: a helper of this loop under work that a chunk queued, or
+  // that work itself.
+  for (unsigned spins = 0; !job.all_chunks_done(); ++spins) {
     if (w != nullptr) {
       if (Task* t = w->cpu_queue.pop()) {
-        if (t == &job) {
-          --taken;
-        } else {
-          ++w->loop_wait_depth;
-          t->execute(t, w);
-          --w->loop_wait_depth;
-        }
+        ++w->loop_wait_depth;
+        t->execute(t, w);
+        --w->loop_wait_depth;
         continue;
       }
     }
@@ -469,12 +481,18 @@ void ExecutorImpl::run_loop(const LoopPlan& plan, ChunkBody body, void* context)
     else
       std::this_thread::yield();
   }
-  if (job.error) std::rethrow_exception(job.error);
+  if (job.failed.load(std::memory_order_acquire)) {
+    std::lock_guard lock(job.error_mutex);
+    std::rethrow_exception(job.error);
+  }
 }
 
 void ExecutorImpl::execute_loop_helper(Task* task, Worker* worker) {
   auto* job = static_cast<LoopJob*>(task);
-  job->participate();
+  // Join only while more than half the chunks are left. If the caller got through more than
+  // half in the time this helper took to arrive, it finishes the rest sooner than a helper's
+  // chunk would travel back to it (a cache line round trip between cores can cost ~0.5 us).
+  if (2 * job->done_chunks.load(std::memory_order_relaxed) < job->plan.count) job->participate();
   // Count this worker as looking for work before the caller can see the loop finished: a
   // caller launching its next loop then finds a spinner instead of waking a sleeper, which
   // would put a system call on its path.
@@ -482,8 +500,8 @@ void ExecutorImpl::execute_loop_helper(Task* task, Worker* worker) {
     worker->executor->notifier_->begin_spinning();
     worker->counted_as_spinning = true;
   }
-  // Last touch of the job: after this the caller may return and the job's stack frame go.
-  job->finished_helpers.fetch_add(1, std::memory_order_release);
+  // Last touch of the job.
+  job->helpers_released.fetch_add(1, std::memory_order_release);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -174,7 +174,9 @@ TEST(ExecutorErrors, TooManyWorkersIsRejected) {
 }
 
 TEST(ExecutorErrors, ExceptionInParallelForReachesTheCaller) {
-  Executor ex;
+  ExecutorOptions opt;
+  opt.inline_loops_below = std::chrono::nanoseconds{0};
+  Executor ex(opt);
   std::atomic<int> ran{0};
   EXPECT_THROW(ex.parallel_for(0, 100000,
                                [&](std::size_t i) {

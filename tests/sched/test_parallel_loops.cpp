@@ -5,14 +5,25 @@
 
 #include <algorithm>
 #include <atomic>
+#include <thread>
+#include <chrono>
 #include <cmath>
 #include <numeric>
 #include <vector>
 
 using namespace tessera;
 
+namespace {
+// Loops in these tests are small; without this they would run on the caller alone.
+ExecutorOptions always_parallel() {
+  ExecutorOptions o;
+  o.inline_loops_below = std::chrono::nanoseconds{0};
+  return o;
+}
+}  // namespace
+
 TEST(ParallelFor, VisitsEveryIndexExactlyOnce) {
-  Executor ex;
+  Executor ex(always_parallel());
   for (std::size_t n : {0ul, 1ul, 2ul, 7ul, 1024ul, 100003ul}) {
     std::vector<std::atomic<int>> hits(n);
     ex.parallel_for(0, n, [&](std::size_t i) { hits[i].fetch_add(1, std::memory_order_relaxed); });
@@ -21,7 +32,7 @@ TEST(ParallelFor, VisitsEveryIndexExactlyOnce) {
 }
 
 TEST(ParallelFor, OffsetRangesAndGrain) {
-  Executor ex;
+  Executor ex(always_parallel());
   std::vector<int> v(1000, 0);
   ex.parallel_for(100, 900, [&](std::size_t i) { v[i] = static_cast<int>(i); }, 64);
   for (std::size_t i = 0; i < v.size(); ++i) ASSERT_EQ(v[i], (i >= 100 && i < 900) ? static_cast<int>(i) : 0);
@@ -31,7 +42,7 @@ TEST(ParallelFor, OffsetRangesAndGrain) {
 }
 
 TEST(ParallelFor, SaxpyMatchesSequential) {
-  Executor ex;
+  Executor ex(always_parallel());
   const std::size_t n = 1 << 20;
   std::vector<float> x(n), y(n), ref(n);
   for (std::size_t i = 0; i < n; ++i) {
@@ -44,7 +55,7 @@ TEST(ParallelFor, SaxpyMatchesSequential) {
 }
 
 TEST(ParallelFor, NestedInsideGraphNodesAndLoops) {
-  Executor ex;
+  Executor ex(always_parallel());
   const std::size_t rows = 64, cols = 257;
   std::vector<double> m(rows * cols, 0.0);
   NodeGraph g("nested");
@@ -61,7 +72,7 @@ TEST(ParallelFor, NestedInsideGraphNodesAndLoops) {
 }
 
 TEST(ParallelReduce, SumMaxAndDeterminism) {
-  Executor ex;
+  Executor ex(always_parallel());
   const std::size_t n = 3'000'001;
   std::vector<double> x(n);
   for (std::size_t i = 0; i < n; ++i) x[i] = std::sin(static_cast<double>(i)) * 1e3;
@@ -85,7 +96,7 @@ TEST(ParallelReduce, SumMaxAndDeterminism) {
 }
 
 TEST(ParallelReduce, IntegerSumOfAnArithmeticSeries) {
-  Executor ex;
+  Executor ex(always_parallel());
   const std::size_t n = 10'000'000;
   auto s = ex.parallel_reduce(0, n, std::uint64_t{0}, [](std::size_t i, std::uint64_t& a) { a += i; }, std::plus<>{});
   EXPECT_EQ(s, std::uint64_t{n} * (n - 1) / 2);
@@ -97,4 +108,25 @@ TEST(ParallelFor, DefaultExecutorFreeFunction) {
   for (std::size_t i = 0; i < v.size(); ++i) ASSERT_EQ(v[i], 2 * static_cast<int>(i));
   auto total = tessera::parallel_reduce(0, v.size(), 0L, [&](std::size_t i, long& a) { a += v[i]; }, std::plus<>{});
   EXPECT_EQ(total, 4999L * 5000);
+}
+
+TEST(ParallelFor, SmallCheapLoopsRunOnTheCaller) {
+  Executor ex;  // default: loops cheaper than a round trip to another core stay inline
+  std::atomic<int> other_threads{0};
+  const auto me = std::this_thread::get_id();
+  ex.parallel_for(0, 64, [&](std::size_t) {
+    if (std::this_thread::get_id() != me) other_threads.fetch_add(1);
+  });
+  EXPECT_EQ(other_threads.load(), 0);
+}
+
+TEST(ParallelFor, ExpensiveLoopsUseTheWorkers) {
+  Executor ex;
+  std::atomic<int> other_threads{0};
+  const auto me = std::this_thread::get_id();
+  ex.parallel_for(0, 64, [&](std::size_t) {
+    std::this_thread::sleep_for(std::chrono::microseconds(200));
+    if (std::this_thread::get_id() != me) other_threads.fetch_add(1);
+  }, 1);
+  EXPECT_GT(other_threads.load(), 0);
 }

@@ -96,3 +96,22 @@ TEST(Workers, PinnedWorkersRunWork) {
   ex.parallel_for(0, 10000, [&](std::size_t i) { s.fetch_add(static_cast<long>(i), std::memory_order_relaxed); });
   EXPECT_EQ(s.load(), 9999L * 10000 / 2);
 }
+
+// Regression: a lone worker that finishes an iteration queues the next one's sources in its own
+// deque; it must run them instead of going to sleep on them.
+TEST(Workers, SingleWorkerRunsRepeatedGraphs) {
+  ExecutorOptions opt;
+  opt.gpu_workers = 1;
+  opt.cpu_workers = 0;
+  opt.cpu_workers_set = true;
+  Executor ex(opt);
+  ASSERT_EQ(ex.num_workers(), 1u);
+  NodeGraph g("solo");
+  std::atomic<int> n{0};
+  for (int i = 0; i < 1000; ++i) g.emplace([&] { n.fetch_add(1, std::memory_order_relaxed); });
+  ex.run_n(g, 20).get();
+  EXPECT_EQ(n.load(), 20000);
+  int count = 0;
+  ex.run_until(g, [&] { return ++count > 5; }).get();
+  EXPECT_EQ(n.load(), 25000);
+}

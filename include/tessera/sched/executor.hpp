@@ -37,6 +37,10 @@ struct ExecutorOptions {
   std::chrono::microseconds spin_before_sleep{200};
   /// Bind each worker to one core (always on for the topological strategy).
   bool pin_workers = false;
+  /// A parallel loop whose first chunk shows the whole loop would take less than this runs on
+  /// the calling thread alone: handing chunks to another core costs a cache-line round trip
+  /// (~0.1-0.5 us), more than such a loop gains. 0 always uses the workers.
+  std::chrono::nanoseconds inline_loops_below{2000};
 };
 
 /// Runs graphs and parallel loops.
