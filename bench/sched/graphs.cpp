@@ -10,7 +10,6 @@
 
 #if defined(TESSERA_BENCH_TBB)
 #include <oneapi/tbb/flow_graph.h>
-#include <oneapi/tbb/global_control.h>
 #endif
 
 namespace tessera::bench {
@@ -48,9 +47,9 @@ double sequential_ns_per_node(Shape shape, int runs, int reps) {
 }
 
 #if defined(TESSERA_BENCH_TBB)
-double tbb_ns_per_node(Shape shape, int runs, int reps, std::size_t threads) {
+// oneTBB with its default thread count (one per hardware thread, the caller included).
+double tbb_ns_per_node(Shape shape, int runs, int reps) {
   namespace flow = oneapi::tbb::flow;
-  oneapi::tbb::global_control limit(oneapi::tbb::global_control::max_allowed_parallelism, threads);
   const std::size_t n = shape_size(shape);
   Slots slots(n);
   flow::graph g;
@@ -90,7 +89,7 @@ void run_graph_benchmarks(Report& report, bool quick) {
     report.add({shape_name(shape), "sequential-loop", "per-node", seq, "ns", "", 0, 0});
     const double ours = tessera_ns_per_node(ex, shape, runs, reps);
 #if defined(TESSERA_BENCH_TBB)
-    const double tbb = tbb_ns_per_node(shape, runs, reps, ex.num_workers() + 1);
+    const double tbb = tbb_ns_per_node(shape, runs, reps);
     report.add({shape_name(shape), "tbb-flow-graph", "per-node", tbb, "ns", "sequential-loop", seq, 0});
     report.add({shape_name(shape), "tessera", "per-node", ours, "ns", "tbb-flow-graph", tbb, 0});
 #endif

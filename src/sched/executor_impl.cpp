@@ -26,6 +26,17 @@ std::size_t hardware_threads() noexcept {
   return n == 0 ? 1 : n;
 }
 
+// The cost of reading the clock twice, taken off loop timings.
+std::chrono::steady_clock::duration measure_clock_overhead() {
+  auto best = std::chrono::steady_clock::duration::max();
+  for (int i = 0; i < 64; ++i) {
+    auto a = std::chrono::steady_clock::now();
+    auto b = std::chrono::steady_clock::now();
+    best = std::min(best, b - a);
+  }
+  return best;
+}
+
 std::string describe_exception(const std::exception_ptr& e) {
   try {
     std::rethrow_exception(e);
@@ -49,6 +60,7 @@ ExecutorImpl::ExecutorImpl(const ExecutorOptions& options) : options_(options) {
   const std::size_t total = gpu_workers_ + cpu_workers;
   loop_participants_ = std::max<std::size_t>(1, std::min(total + 1, hw));
   // Leave a core to the thread that produces work (the caller of run or parallel_for).
+  clock_overhead_ = measure_clock_overhead();
   notifier_ = std::make_unique<IdleNotifier>(static_cast<int>(std::min(total, hw > 1 ? hw - 1 : 1)));
   workers_.reserve(total);
   for (std::size_t i = 0; i < total; ++i)
@@ -420,11 +432,24 @@ void ExecutorImpl::run_loop(const LoopPlan& plan, ChunkBody body, void* context)
     for (std::size_t c = 0; c < plan.count; ++c) body(context, c, plan.chunk_begin(c), plan.chunk_end(c));
     return;
   }
-  // Time the first chunk to see whether helpers would pay for the trip to another core.
+  // Run the start of chunk 0 in growing pieces, timed, until it shows either that the whole
+  // loop is cheaper than a trip to another core (then it all runs here) or that it is not
+  // (then the helpers go out at once, so a large loop is not held back by the probe).
+  std::size_t probed = plan.chunk_begin(0);
+  const std::size_t first_end = plan.chunk_end(0);
+  const std::size_t total = plan.end - plan.begin;
   const auto start = std::chrono::steady_clock::now();
-  body(context, 0, plan.chunk_begin(0), plan.chunk_end(0));
-  const auto first = std::chrono::steady_clock::now() - start;
-  if (first * static_cast<std::int64_t>(plan.count) < options_.inline_loops_below) {
+  bool worth_helpers = options_.inline_loops_below.count() == 0;
+  for (std::size_t piece = 64; !worth_helpers && probed < first_end; piece *= 4) {
+    const std::size_t to = std::min(first_end, probed + piece);
+    body(context, 0, probed, to);
+    probed = to;
+    auto elapsed = std::chrono::steady_clock::now() - start - clock_overhead_;
+    const double estimate = static_cast<double>(std::max<std::int64_t>(0, elapsed.count())) *
+                            static_cast<double>(total) / static_cast<double>(probed - plan.begin);
+    worth_helpers = estimate >= static_cast<double>(options_.inline_loops_below.count());
+  }
+  if (!worth_helpers) {
     for (std::size_t c = 1; c < plan.count; ++c) body(context, c, plan.chunk_begin(c), plan.chunk_end(c));
     return;
   }
@@ -435,7 +460,7 @@ void ExecutorImpl::run_loop(const LoopPlan& plan, ChunkBody body, void* context)
     ~Release() { j.in_use = false; }
   } release{job};
   job.reset(plan, helpers + 1, body, context);
-  job.mark_first_chunk_done();
+  job.reserve_first_chunk();
   job.execute = &ExecutorImpl::execute_loop_helper;
   if (w != nullptr) {
     for (std::size_t h = 0; h < helpers; ++h) w->cpu_queue.push(&job);
@@ -444,6 +469,8 @@ void ExecutorImpl::run_loop(const LoopPlan& plan, ChunkBody body, void* context)
   }
   notifier_->notify_work();
 
+  if (probed < first_end) job.run_piece(0, probed, first_end);
+  job.done_chunks.fetch_add(1, std::memory_order_release);
   job.participate();
 
   // Take back the helpers nobody picked up. A worker's own are on top of its deque: the

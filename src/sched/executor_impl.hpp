@@ -71,6 +71,7 @@ private:
   ExecutorOptions options_;
   std::size_t gpu_workers_ = 0;
   std::size_t loop_participants_ = 1;
+  std::chrono::steady_clock::duration clock_overhead_{};
   std::vector<std::unique_ptr<Worker>> workers_;
   InjectionQueue cpu_injection_;
   InjectionQueue gpu_injection_;

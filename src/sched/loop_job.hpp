@@ -47,11 +47,8 @@ struct LoopJob : Task {
     helpers_released.store(0, std::memory_order_relaxed);
   }
 
-  /// Chunk 0 (the start of share 0) already ran on the caller.
-  void mark_first_chunk_done() noexcept {
-    shares[0].next.store(1, std::memory_order_relaxed);
-    done_chunks.store(1, std::memory_order_relaxed);
-  }
+  /// Chunk 0 (the start of share 0) is the caller's: it has begun it already.
+  void reserve_first_chunk() noexcept { shares[0].next.store(1, std::memory_order_relaxed); }
 
   /// Runs this participant's share, then helps with the others' until every chunk is taken.
   void participate() noexcept {
@@ -90,11 +87,12 @@ struct LoopJob : Task {
   std::mutex error_mutex;
   std::exception_ptr error;
 
-private:
-  void run_chunk(std::size_t c) noexcept {
+  void run_chunk(std::size_t c) noexcept { run_piece(c, plan.chunk_begin(c), plan.chunk_end(c)); }
+
+  void run_piece(std::size_t c, std::size_t lo, std::size_t hi) noexcept {
     if (failed.load(std::memory_order_relaxed)) return;  // skip what is left after a throw
     try {
-      body(context, c, plan.chunk_begin(c), plan.chunk_end(c));
+      body(context, c, lo, hi);
     } catch (...) {
       std::lock_guard lock(error_mutex);
       if (!error) error = std::current_exception();

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <condition_variable>
 #include <mutex>
@@ -205,4 +206,15 @@ TEST(ExecutorErrors, DestroyingAnExecutorWaitsForRunningGraphs) {
   }
   EXPECT_EQ(done.load(), 48);
   f.get();
+}
+
+TEST(ExecutorErrors, ExceptionWhileALoopIsBeingSizedUpReachesTheCaller) {
+  Executor ex;  // default options: the first iterations are timed before helpers go out
+  EXPECT_THROW(ex.parallel_for(0, 1000, [](std::size_t i) {
+                 if (i == 3) throw std::invalid_argument("bad row 3");
+               }),
+               std::invalid_argument);
+  std::vector<int> v(100000, 0);
+  ex.parallel_for(0, v.size(), [&](std::size_t i) { v[i] = 1; });
+  EXPECT_EQ(std::count(v.begin(), v.end(), 1), 100000);
 }

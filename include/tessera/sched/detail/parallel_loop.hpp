@@ -20,7 +20,9 @@ struct LoopPlan {
   }
 };
 
-/// Runs chunk `c` of a plan over [lo, hi).
+/// Runs chunk `c` of a plan over [lo, hi). One chunk may be run in several consecutive pieces
+/// by the same thread (the first chunk is timed piece by piece); a body must carry its state
+/// from one piece to the next, as parallel_reduce's per-chunk partial does.
 using ChunkBody = void (*)(void* context, std::size_t c, std::size_t lo, std::size_t hi);
 
 }  // namespace tessera::detail
