@@ -58,11 +58,11 @@ TEST_P(ExecutorStrategies, RandomDagRespectsEveryDependencyAcrossManyRuns) {
   opt.cpu_workers_set = true;
   Executor ex(opt);
   StampedDag dag(10000, 4, 1234);
-  for (int r = 0; r < 20; ++r) {
+  for (int r = 0; r < 100; ++r) {
     ex.run(dag.graph).get();
     dag.check_order();
   }
-  for (auto& n : dag.runs) ASSERT_EQ(n.load(), 20u);
+  for (auto& n : dag.runs) ASSERT_EQ(n.load(), 100u);
   // Between runs every node's pending count is back at its predecessor count.
   for (std::size_t i = 0; i < dag.graph.size(); ++i)
     ASSERT_EQ(dag.graph.node(i).pending(), dag.graph.node(i).num_predecessors());

@@ -8,7 +8,6 @@
 
 #include "tessera/core/host_device.hpp"
 #include "tessera/core/index.hpp"
-#include "tessera/core/unrolled_for.hpp"  // TESSERA_NO_EXEC_CHECK
 
 namespace tessera {
 

@@ -19,6 +19,15 @@
 #define TESSERA_ON_DEVICE 0
 #endif
 
+// nvcc refuses a __host__ __device__ template that calls a host-only or device-only functor
+// (e.g. a lambda written inside a kernel). The pragma drops that check for the next template:
+// each instantiation is only ever used on the side its functor lives on.
+#if defined(__CUDACC__) && !defined(__clang__)
+#define TESSERA_NO_EXEC_CHECK _Pragma("nv_exec_check_disable")
+#else
+#define TESSERA_NO_EXEC_CHECK
+#endif
+
 #if defined(_MSC_VER)
 #define TESSERA_FORCE_INLINE __forceinline
 #else
