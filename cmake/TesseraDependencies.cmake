@@ -4,6 +4,7 @@
 
 find_package(Threads REQUIRED)
 find_package(spdlog REQUIRED)
+find_package(CLI11 2 REQUIRED)  # the `tessera` command
 find_package(PkgConfig QUIET)
 
 # tessera_optional(NAME what-it-enables <commands that set TESSERA_FOUND_<NAME>>)

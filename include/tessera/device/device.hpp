@@ -1,0 +1,78 @@
+#pragma once
+// Device: one place work runs and memory lives — the host, a CUDA GPU, or a simulated discrete
+// device. Every backend offers the same things: memory from a pool carved once at start-up,
+// in-order streams (compute streams and one copy stream per direction), events, asynchronous
+// copies, and host callbacks in stream order (how GPU-kind nodes complete without parking a
+// worker). PREMA §3.1.5 (the Device API layer).
+
+#include <tessera/device/stream.hpp>
+
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace tessera {
+
+enum class DeviceKind : std::uint8_t { host, cuda, sim };
+
+constexpr std::string_view to_string(DeviceKind k) noexcept {
+  return k == DeviceKind::host ? "host" : k == DeviceKind::cuda ? "cuda" : "sim";
+}
+
+enum class CopyDirection : std::uint8_t { host_to_device, device_to_host, device_to_device };
+
+/// A device. Obtained from a DeviceSet (see select_devices), never constructed by users.
+///
+///   tessera::Device& d = devices.accelerator(0);
+///   void* p = d.allocate(1 << 20);
+///   d.copy_async(p, host_data, 1 << 20, tessera::CopyDirection::host_to_device,
+///                d.copy_stream(tessera::CopyDirection::host_to_device));
+///   tessera::Event done = d.copy_stream(tessera::CopyDirection::host_to_device).record();
+///   d.compute_stream(0).wait(done);   // the kernel waits on the device, not on the host
+class Device {
+public:
+  virtual ~Device() = default;
+  Device(const Device&) = delete;
+  Device& operator=(const Device&) = delete;
+
+  DeviceKind kind() const noexcept { return kind_; }
+  /// Index among the devices of its kind (sim:2 is ordinal 2).
+  int ordinal() const noexcept { return ordinal_; }
+  /// "host", "cuda:0", "sim:3".
+  const std::string& name() const noexcept { return name_; }
+
+  /// Memory from the device's pool (carved from one allocation made at start-up). Throws
+  /// tessera::Error naming the request and the capacity when it cannot fit.
+  virtual void* allocate(std::size_t bytes) = 0;
+  /// As allocate, but nullptr when it does not fit (the memory layer then evicts and retries).
+  virtual void* try_allocate(std::size_t bytes) = 0;
+  virtual void deallocate(void* p, std::size_t bytes) = 0;
+  virtual std::size_t memory_capacity() const noexcept = 0;
+  virtual std::size_t bytes_in_use() const noexcept = 0;
+
+  std::size_t num_compute_streams() const noexcept { return compute_.size(); }
+  Stream& compute_stream(std::size_t i);
+  Stream& copy_stream(CopyDirection d) { return *copy_[static_cast<std::size_t>(d)]; }
+
+  /// Copies `bytes` from `src` to `dst` in `stream`'s order. Host pointers, this device's
+  /// pointers, and (device_to_device) another device's pointers of the same backend.
+  virtual void copy_async(void* dst, const void* src, std::size_t bytes, CopyDirection direction,
+                          Stream& stream) = 0;
+
+  /// Waits until every stream of the device has run everything enqueued so far.
+  void synchronize();
+
+protected:
+  Device(DeviceKind kind, int ordinal, std::string name) : kind_(kind), ordinal_(ordinal), name_(std::move(name)) {}
+
+  std::vector<std::unique_ptr<Stream>> compute_;
+  std::unique_ptr<Stream> copy_[3];
+
+private:
+  DeviceKind kind_;
+  int ordinal_;
+  std::string name_;
+};
+
+}  // namespace tessera

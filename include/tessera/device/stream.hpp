@@ -1,0 +1,76 @@
+#pragma once
+// Streams and events: in-order queues of device work, and markers in them.
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+
+namespace tessera {
+
+class Device;
+
+namespace detail {
+struct EventState;
+}
+
+/// Marks a point in a stream: ready once everything enqueued before it has run.
+///
+///   tessera::Event e = stream.record();
+///   other.wait(e);      // device-side: `other` runs later work after e
+///   e.synchronize();    // host-side: block until e is ready
+class Event {
+public:
+  Event();  ///< an event that is already ready
+  bool ready() const noexcept;
+  void synchronize() const;
+
+private:
+  friend class Stream;
+  explicit Event(std::shared_ptr<detail::EventState> s) : state_(std::move(s)) {}
+  std::shared_ptr<detail::EventState> state_;
+};
+
+enum class StreamRole : std::uint8_t { compute, copy_host_to_device, copy_device_to_host, copy_device_to_device };
+
+/// An in-order queue of work on one device. Everything enqueued runs in order; different
+/// streams run concurrently. Thread safe: any thread may enqueue.
+class Stream {
+public:
+  virtual ~Stream() = default;
+  Stream(const Stream&) = delete;
+  Stream& operator=(const Stream&) = delete;
+
+  Device& device() const noexcept { return *device_; }
+  StreamRole role() const noexcept { return role_; }
+  /// "sim:1/compute0", "cuda:0/h2d".
+  const std::string& name() const noexcept { return name_; }
+
+  /// Runs `work` on the host in stream order. On a sim device this is how kernels run (the
+  /// stream's own thread executes them); on CUDA it is a host function between kernels.
+  virtual void enqueue_host(std::function<void()> work) = 0;
+  /// An event that becomes ready when the stream reaches this point.
+  Event record();
+  /// Later work on this stream waits for `e` (on the device; the host does not block).
+  virtual void wait(const Event& e) = 0;
+  /// Calls `callback` on some host thread once the stream reaches this point. It must not
+  /// enqueue work on streams (CUDA forbids it in stream callbacks); firing an AsyncDone is fine.
+  virtual void then(std::function<void()> callback) = 0;
+  /// Blocks the calling thread until everything enqueued so far has run.
+  void synchronize() { record().synchronize(); }
+
+protected:
+  Stream(Device* device, StreamRole role, std::string name) : device_(device), role_(role), name_(std::move(name)) {}
+  /// Backends make `state` ready when the stream reaches the point of the call.
+  virtual void record_into(std::shared_ptr<detail::EventState> state) = 0;
+  static void make_ready(detail::EventState& state);
+  static bool wait_ready(const Event& e) noexcept;  // is it ready now
+  static std::shared_ptr<detail::EventState> state_of(const Event& e) { return e.state_; }
+
+private:
+  Device* device_;
+  StreamRole role_;
+  std::string name_;
+};
+
+}  // namespace tessera

@@ -1,0 +1,66 @@
+#include "host_device.hpp"
+
+#include "../event_state.hpp"
+
+#include <tessera/core/error.hpp>
+#include <tessera/memory/bytes.hpp>
+
+#include <unistd.h>
+
+#include <cstring>
+#include <new>
+
+namespace tessera::detail {
+
+namespace {
+
+constexpr std::align_val_t host_alignment{256};  // what device pools guarantee, so code can rely on it
+
+class HostStream final : public Stream {
+public:
+  HostStream(Device* device, StreamRole role, std::string name) : Stream(device, role, std::move(name)) {}
+  void enqueue_host(std::function<void()> work) override { work(); }
+  void wait(const Event& e) override { e.synchronize(); }
+  void then(std::function<void()> callback) override { callback(); }
+
+private:
+  void record_into(std::shared_ptr<EventState> state) override { state->set(); }
+};
+
+std::size_t physical_memory() {
+  long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+  return pages > 0 && page > 0 ? static_cast<std::size_t>(pages) * static_cast<std::size_t>(page) : std::size_t{1} << 34;
+}
+
+}  // namespace
+
+HostDevice::HostDevice() : Device(DeviceKind::host, 0, "host"), capacity_(physical_memory()) {
+  compute_.push_back(std::make_unique<HostStream>(this, StreamRole::compute, "host/compute0"));
+  copy_[0] = std::make_unique<HostStream>(this, StreamRole::copy_host_to_device, "host/h2d");
+  copy_[1] = std::make_unique<HostStream>(this, StreamRole::copy_device_to_host, "host/d2h");
+  copy_[2] = std::make_unique<HostStream>(this, StreamRole::copy_device_to_device, "host/d2d");
+}
+
+void* HostDevice::try_allocate(std::size_t bytes) {
+  void* p = ::operator new(bytes == 0 ? 1 : bytes, host_alignment, std::nothrow);
+  if (p != nullptr) in_use_.fetch_add(bytes, std::memory_order_relaxed);
+  return p;
+}
+
+void* HostDevice::allocate(std::size_t bytes) {
+  if (void* p = try_allocate(bytes)) return p;
+  throw Error("host cannot allocate " + format_bytes(bytes) + ": " + format_bytes(bytes_in_use()) + " of " +
+              format_bytes(capacity_) + " in use by tessera");
+}
+
+void HostDevice::deallocate(void* p, std::size_t bytes) {
+  if (p == nullptr) return;
+  ::operator delete(p, host_alignment);
+  in_use_.fetch_sub(bytes, std::memory_order_relaxed);
+}
+
+void HostDevice::copy_async(void* dst, const void* src, std::size_t bytes, CopyDirection, Stream& stream) {
+  stream.enqueue_host([=] { std::memcpy(dst, src, bytes); });
+}
+
+}  // namespace tessera::detail

@@ -1,0 +1,71 @@
+#include "sim_device.hpp"
+
+#include "sim_stream.hpp"
+
+#include <tessera/core/error.hpp>
+#include <tessera/memory/bytes.hpp>
+
+#include <cstring>
+#include <thread>
+
+namespace tessera::detail {
+
+SimDevice::SimDevice(int ordinal, const SimDeviceOptions& options)
+    : Device(DeviceKind::sim, ordinal, "sim:" + std::to_string(ordinal)), options_(options) {
+  if (options.memory_bytes == 0) throw Error("device " + name() + ": a simulated device needs a memory size above 0");
+  if (options.compute_streams == 0) throw Error("device " + name() + ": at least one compute stream is needed");
+  // Untouched pages cost nothing on Linux, so a large simulated memory is cheap until used.
+  // Aligned as a GPU allocation is, so the pool can use every byte.
+  memory_.reset(static_cast<std::byte*>(
+      ::operator new(options.memory_bytes, std::align_val_t{PoolAllocator::alignment})));
+  // No per-thread caches: a device's budget must see every free byte at once, or eviction
+  // would evict while memory sits idle in another thread's cache.
+  PoolOptions pool_options;
+  pool_options.thread_cache_bytes = 0;
+  pool_ = std::make_unique<PoolAllocator>(memory_.get(), options.memory_bytes, name(), pool_options);
+  for (std::size_t i = 0; i < options.compute_streams; ++i)
+    compute_.push_back(std::make_unique<SimStream>(this, StreamRole::compute, name() + "/compute" + std::to_string(i)));
+  copy_[0] = std::make_unique<SimStream>(this, StreamRole::copy_host_to_device, name() + "/h2d");
+  copy_[1] = std::make_unique<SimStream>(this, StreamRole::copy_device_to_host, name() + "/d2h");
+  copy_[2] = std::make_unique<SimStream>(this, StreamRole::copy_device_to_device, name() + "/d2d");
+}
+
+SimDevice::~SimDevice() {
+  // Streams finish their queues before the memory they may still touch goes away.
+  compute_.clear();
+  for (auto& c : copy_) c.reset();
+}
+
+void* SimDevice::allocate(std::size_t bytes) { return pool_->allocate(bytes); }
+void* SimDevice::try_allocate(std::size_t bytes) { return pool_->try_allocate(bytes); }
+void SimDevice::deallocate(void* p, std::size_t bytes) { pool_->deallocate(p, bytes); }
+
+bool SimDevice::owns(const void* p) const noexcept {
+  auto* b = static_cast<const std::byte*>(p);
+  return b >= memory_.get() && b < memory_.get() + options_.memory_bytes;
+}
+
+void SimDevice::copy_async(void* dst, const void* src, std::size_t bytes, CopyDirection direction, Stream& stream) {
+  if (&stream.device() != this)
+    throw Error("copy on device " + name() + " was given stream " + stream.name() + " of another device");
+  const bool dst_here = owns(dst), src_here = owns(src);
+  const bool ok = (direction == CopyDirection::host_to_device && dst_here && !src_here) ||
+                  (direction == CopyDirection::device_to_host && src_here && !dst_here) ||
+                  (direction == CopyDirection::device_to_device && (dst_here || src_here));
+  if (!ok)
+    throw Error("copy of " + format_bytes(bytes) + " on device " + name() +
+                ": the pointers do not match the direction (destination " + (dst_here ? "is" : "is not") +
+                " on this device, source " + (src_here ? "is" : "is not") + ")");
+  stream.enqueue_host([dst, src, bytes, o = options_] {
+    std::memcpy(dst, src, bytes);
+    if (o.copy_bytes_per_second > 0 || o.copy_latency.count() > 0) {
+      auto modelled = o.copy_latency + std::chrono::nanoseconds(static_cast<std::int64_t>(
+                                           o.copy_bytes_per_second > 0 ? 1e9 * static_cast<double>(bytes) /
+                                                                             o.copy_bytes_per_second
+                                                                       : 0.0));
+      std::this_thread::sleep_for(modelled);
+    }
+  });
+}
+
+}  // namespace tessera::detail

@@ -1,0 +1,70 @@
+// Device selection: the defaults, every TESSERA_DEVICES form, and the errors.
+#include <tessera/core/error.hpp>
+#include <tessera/device/device_set.hpp>
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+
+using namespace tessera;
+
+namespace {
+std::string error_of(std::string_view spec) {
+  try {
+    DeviceSet::select(spec);
+  } catch (const Error& e) {
+    return e.what();
+  }
+  ADD_FAILURE() << "expected an error for '" << spec << "'";
+  return {};
+}
+}  // namespace
+
+TEST(DeviceSelection, DefaultIsTheHostAloneWithoutGpus) {
+  unsetenv("TESSERA_DEVICES");
+  auto d = DeviceSet::select();
+  EXPECT_EQ(d.num_accelerators(), 0u);
+  EXPECT_EQ(d.host().kind(), DeviceKind::host);
+  EXPECT_EQ(d.spec(), "(default)");
+}
+
+TEST(DeviceSelection, HostAndSimForms) {
+  EXPECT_EQ(DeviceSet::select("host").num_accelerators(), 0u);
+  auto four = DeviceSet::select("sim:4");
+  ASSERT_EQ(four.num_accelerators(), 4u);
+  for (std::size_t i = 0; i < 4; ++i) {
+    EXPECT_EQ(four.accelerator(i).kind(), DeviceKind::sim);
+    EXPECT_EQ(four.accelerator(i).name(), "sim:" + std::to_string(i));
+    EXPECT_EQ(four.accelerator(i).memory_capacity(), std::size_t{1} << 30);
+  }
+  auto small = DeviceSet::select("sim:2:256MiB");
+  ASSERT_EQ(small.num_accelerators(), 2u);
+  EXPECT_EQ(small.accelerator(1).memory_capacity(), std::size_t{256} << 20);
+  EXPECT_NE(small.describe().find("sim:1: sim, 256.0 MiB"), std::string::npos) << small.describe();
+}
+
+TEST(DeviceSelection, EnvironmentVariableIsRead) {
+  setenv("TESSERA_DEVICES", "sim:3:64MiB", 1);
+  auto d = DeviceSet::select();
+  EXPECT_EQ(d.num_accelerators(), 3u);
+  EXPECT_EQ(d.spec(), "sim:3:64MiB");
+  // An explicit argument wins over the environment.
+  EXPECT_EQ(DeviceSet::select("sim:1").num_accelerators(), 1u);
+  unsetenv("TESSERA_DEVICES");
+}
+
+TEST(DeviceSelection, MalformedAndMissingDevicesAreClearErrors) {
+  EXPECT_NE(error_of("gpu:1").find("unknown device kind 'gpu'"), std::string::npos);
+  EXPECT_NE(error_of("sim").find("'sim' needs a device count"), std::string::npos);
+  EXPECT_NE(error_of("sim:x").find("the device count 'x' is not a number"), std::string::npos);
+  EXPECT_NE(error_of("sim:0").find("between 1 and 64, not 0"), std::string::npos);
+  EXPECT_NE(error_of("sim:2:lots").find("TESSERA_DEVICES='sim:2:lots'"), std::string::npos);
+  EXPECT_NE(error_of("sim:2:1KiB").find("at least 1MiB"), std::string::npos);
+  EXPECT_NE(error_of("host:2").find("'host' takes no arguments"), std::string::npos);
+  // This build has no CUDA device backend: asking for CUDA is an error, never a silent fallback.
+  EXPECT_NE(error_of("cuda").find("CUDA devices were requested"), std::string::npos);
+  EXPECT_NE(error_of("cuda:0,1").find("CUDA devices were requested"), std::string::npos);
+  auto set = DeviceSet::select("sim:1");
+  EXPECT_THROW(set.accelerator(1), Error);
+  EXPECT_THROW(set.accelerator(0).compute_stream(7), Error);
+}
