@@ -1,8 +1,9 @@
-// tessera-bench-memory [--json FILE] [--quick]
+// tessera-bench-memory [--json FILE] [--quick] (the copy benchmarks are in copies.cpp)
 // PoolAllocator against malloc/free for a churn of mixed sizes (1 and 2 threads), and Arena
 // against malloc/free for per-iteration scratch. The benchmark never touches the blocks, so
 // these are the allocators' own costs; malloc writing its headers into the blocks is part of its.
 #include "common/report.hpp"
+#include "copies.hpp"
 
 #include <tessera/memory/arena.hpp>
 #include <tessera/memory/bytes.hpp>
@@ -175,5 +176,6 @@ int main(int argc, char** argv) {
       [&] { arena.reset(); }, iterations, reps);
   report.add({"scratch-64-per-reset", "malloc-free", "per-block", malloc_ns, "ns", "", 0, 0});
   report.add({"scratch-64-per-reset", "Arena", "per-block", arena_ns, "ns", "malloc-free", malloc_ns, 0});
+  tessera::bench::run_copy_benchmarks(report, args.quick);
   report.write_json(args.json);
 }
