@@ -2,6 +2,7 @@
 
 #include "../core/log_internal.hpp"
 #include "loop_job.hpp"
+#include "trace_sources.hpp"
 
 #include <tessera/core/error.hpp>
 
@@ -61,7 +62,8 @@ ExecutorImpl::ExecutorImpl(const ExecutorOptions& options) : options_(options) {
   loop_participants_ = std::max<std::size_t>(1, std::min(total + 1, hw));
   // Leave a core to the thread that produces work (the caller of run or parallel_for).
   clock_overhead_ = measure_clock_overhead();
-  notifier_ = std::make_unique<IdleNotifier>(static_cast<int>(std::min(total, hw > 1 ? hw - 1 : 1)));
+  const int spinners = static_cast<int>(std::min(total, hw > 1 ? hw - 1 : 1));
+  for (auto& n : notifiers_) n = std::make_unique<IdleNotifier>(spin_budget_used_, spinners);
   workers_.reserve(total);
   for (std::size_t i = 0; i < total; ++i)
     workers_.push_back(std::make_unique<Worker>(this, static_cast<std::uint32_t>(i),
@@ -75,7 +77,7 @@ ExecutorImpl::ExecutorImpl(const ExecutorOptions& options) : options_(options) {
 ExecutorImpl::~ExecutorImpl() {
   wait_for_all();
   stop_.store(true, std::memory_order_release);
-  notifier_->wake_all();
+  for (auto& n : notifiers_) n->wake_all();
   for (auto& w : workers_)
     if (w->thread.joinable()) w->thread.join();
 }
@@ -128,7 +130,7 @@ std::future<void> ExecutorImpl::launch(NodeGraph& graph, std::size_t runs, std::
     // A worker fans the sources out from its own deque; pushing thousands of sources through
     // the locked injection queue would serialise the launch.
     cpu_injection_.push(t);
-    notifier_->notify_work();
+    notify(true, false);
   }
   return future;
 }
@@ -139,8 +141,23 @@ void ExecutorImpl::execute_launch(Task* task, Worker* worker) {
 }
 
 void ExecutorImpl::schedule_sources(Topology* topo, Worker* w) {
-  for (Node* s : topo->graph->sources_) enqueue(s, w);
-  notifier_->notify_work();
+  bool cpu = false, gpu = false;
+  for (Node* s : topo->graph->sources_) {
+    enqueue(s, w);
+    (s->kind() == ExecKind::gpu ? gpu : cpu) = true;
+  }
+  notify(cpu, gpu);
+}
+
+void ExecutorImpl::notify(bool cpu_work, bool gpu_work) noexcept {
+  // CPU work: the CPU group, or the GPU group (which also runs CPU work) when nobody in the
+  // CPU group can take it. GPU work: only the GPU group can.
+  bool gpu_told = false;
+  if (cpu_work && !notifiers_[static_cast<int>(ExecKind::cpu)]->notify_work()) {
+    notifiers_[static_cast<int>(ExecKind::gpu)]->notify_work();
+    gpu_told = true;
+  }
+  if (gpu_work && !gpu_told) notifiers_[static_cast<int>(ExecKind::gpu)]->notify_work();
 }
 
 void ExecutorImpl::enqueue(Task* t, Worker* w) {
@@ -191,7 +208,7 @@ void ExecutorImpl::run_node(Node* node, Worker& w) {
 
 Node* ExecutorImpl::complete_node(Node* node, Topology* topo, Worker* w) {
   Node* next = nullptr;
-  bool pushed = false;
+  bool pushed_cpu = false, pushed_gpu = false;
   for (Node* s : node->successors_) {
     if (s->pending_.fetch_sub(1, std::memory_order_acq_rel) != 1) continue;
     // Run one ready successor straight away (no deque round trip, warm caches); queue the rest.
@@ -199,10 +216,10 @@ Node* ExecutorImpl::complete_node(Node* node, Topology* topo, Worker* w) {
       next = s;
     } else {
       enqueue(s, w);
-      pushed = true;
+      (s->kind() == ExecKind::gpu ? pushed_gpu : pushed_cpu) = true;
     }
   }
-  if (pushed) notifier_->notify_work();
+  if (pushed_cpu || pushed_gpu) notify(pushed_cpu, pushed_gpu);
   // Not before: once counted, the run may finish and the graph be destroyed.
   count_done(topo, w);
   return next;
@@ -257,7 +274,7 @@ void ExecutorImpl::finish_iteration(Topology* topo, Worker* w) {
       schedule_sources(topo, w);
     } else {
       cpu_injection_.push(topo);
-      notifier_->notify_work();
+      notify(true, false);
     }
     return;
   }
@@ -299,7 +316,7 @@ void ExecutorImpl::worker_loop(Worker& w) {
       if (t == nullptr) return;
     } else if (w.counted_as_spinning) {
       w.counted_as_spinning = false;
-      notifier_->found_work(false);
+      notifier_of(w).found_work(false);
     }
     t->execute(t, &w);
   }
@@ -347,13 +364,14 @@ Task* ExecutorImpl::steal_from_victims(Worker& w, bool gpu_queues) noexcept {
 
 Task* ExecutorImpl::wait_for_work(Worker& w) {
   using clock = std::chrono::steady_clock;
-  bool may_spin = w.counted_as_spinning || notifier_->begin_spinning();
+  IdleNotifier& notifier = notifier_of(w);
+  bool may_spin = w.counted_as_spinning || notifier.begin_spinning();
   w.counted_as_spinning = false;
   for (;;) {
     const auto deadline = clock::now() + options_.spin_before_sleep;
     for (unsigned round = 1; may_spin; ++round) {
       if (Task* t = steal_round(w)) {
-        notifier_->found_work(work_queued());
+        notifier.found_work(work_queued());
         return t;
       }
       if (round == 1) {
@@ -361,12 +379,12 @@ Task* ExecutorImpl::wait_for_work(Worker& w) {
         // may finish a run and queue the next iteration's sources in this worker's deque.
         flush_done(w);
         if (Task* t = pop_local(w)) {
-          notifier_->found_work(work_queued());
+          notifier.found_work(work_queued());
           return t;
         }
       }
       if (stop_.load(std::memory_order_acquire)) {
-        notifier_->stop_spinning();
+        notifier.stop_spinning();
         return nullptr;
       }
       if (round % 16 == 0 && clock::now() > deadline) break;
@@ -382,22 +400,22 @@ Task* ExecutorImpl::wait_for_work(Worker& w) {
     }
     flush_done(w);  // when spinning was skipped; never sleep on unreported completions
     if (Task* t = pop_local(w)) {
-      notifier_->found_work(work_queued());
+      notifier.found_work(work_queued());
       return t;
     }
-    const std::uint32_t epoch = notifier_->prepare_sleep();
+    const std::uint32_t epoch = notifier.prepare_sleep();
     std::atomic_thread_fence(std::memory_order_seq_cst);
     if (Task* t = steal_round(w)) {
-      notifier_->cancel_sleep();
-      notifier_->found_work(work_queued());
+      notifier.cancel_sleep();
+      notifier.found_work(work_queued());
       return t;
     }
     if (stop_.load(std::memory_order_acquire)) {
-      notifier_->cancel_sleep();
-      notifier_->stop_spinning();
+      notifier.cancel_sleep();
+      notifier.stop_spinning();
       return nullptr;
     }
-    notifier_->commit_sleep(epoch);
+    notifier.commit_sleep(epoch);
     may_spin = true;  // woken for work: look for it
   }
 }
@@ -467,7 +485,7 @@ void ExecutorImpl::run_loop(const LoopPlan& plan, ChunkBody body, void* context)
   } else {
     cpu_injection_.push(&job, helpers);
   }
-  notifier_->notify_work();
+  notify(true, false);
 
   if (probed < first_end) job.run_piece(0, probed, first_end);
   job.done_chunks.fetch_add(1, std::memory_order_release);
@@ -524,7 +542,7 @@ void ExecutorImpl::execute_loop_helper(Task* task, Worker* worker) {
   // caller launching its next loop then finds a spinner instead of waking a sleeper, which
   // would put a system call on its path.
   if (!worker->counted_as_spinning && worker->loop_wait_depth == 0) {
-    worker->executor->notifier_->begin_spinning();
+    worker->executor->notifier_of(*worker).begin_spinning();
     worker->counted_as_spinning = true;
   }
   // Last touch of the job.
@@ -540,11 +558,11 @@ void ExecutorImpl::start_trace() {
     w->trace_events.clear();
   }
   trace_origin_ = std::chrono::steady_clock::now();
-  tracing_.store(true, std::memory_order_release);
+  if (!tracing_.exchange(true, std::memory_order_acq_rel)) TraceSources::instance().begin_recording(trace_origin_);
 }
 
 Trace ExecutorImpl::stop_trace() {
-  tracing_.store(false, std::memory_order_release);
+  const bool was_tracing = tracing_.exchange(false, std::memory_order_acq_rel);
   Trace trace;
   for (auto& w : workers_) {
     trace.add_track("worker " + std::to_string(w->id) + " (" + std::string(to_string(w->priority)) + " priority)");
@@ -552,6 +570,7 @@ Trace ExecutorImpl::stop_trace() {
     for (auto& e : w->trace_events) trace.events.push_back(std::move(e));
     w->trace_events.clear();
   }
+  if (was_tracing) TraceSources::instance().end_recording(trace);  // device streams' tracks
   return trace;
 }
 

@@ -75,7 +75,12 @@ private:
   std::vector<std::unique_ptr<Worker>> workers_;
   InjectionQueue cpu_injection_;
   InjectionQueue gpu_injection_;
-  std::unique_ptr<IdleNotifier> notifier_;
+  // One per worker priority (index by ExecKind); see idle_notifier.hpp.
+  std::unique_ptr<IdleNotifier> notifiers_[2];
+  std::atomic<int> spin_budget_used_{0};
+  IdleNotifier& notifier_of(const Worker& w) noexcept { return *notifiers_[static_cast<int>(w.priority)]; }
+  /// Announces newly queued work of the given kinds.
+  void notify(bool cpu_work, bool gpu_work) noexcept;
   std::atomic<bool> stop_{false};
 
   std::mutex topologies_mutex_;

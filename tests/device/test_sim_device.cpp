@@ -171,3 +171,44 @@ TEST(SimDevice, RandomDagWithGpuNodesOnFourDevices) {
     for (auto& s : stamp) ASSERT_GT(s.load(), 0u);
   }
 }
+
+// Device streams join the executor's trace: a track per stream that did work, copies named
+// with their byte counts.
+TEST(SimDevice, StreamsAppearAsTracksInTheExecutorsTrace) {
+  auto devices = DeviceSet::select("sim:1:16MiB");
+  Device& d = devices.accelerator(0);
+  Executor ex;
+  std::vector<char> host(1 << 20, 'q');
+  void* p = d.allocate(host.size());
+  NodeGraph g("traced-device");
+  auto& upload = g.emplace_async([&](AsyncDone done) {
+    Stream& s = d.copy_stream(CopyDirection::host_to_device);
+    d.copy_async(p, host.data(), host.size(), CopyDirection::host_to_device, s);
+    s.then([done] { done.complete(); });
+  }).name("upload").kind(ExecKind::gpu);
+  auto& kernel = g.emplace_async([&](AsyncDone done) {
+    Stream& s = d.compute_stream(0);
+    s.enqueue_host([&] { std::this_thread::sleep_for(std::chrono::milliseconds(1)); }, "kernel");
+    s.then([done] { done.complete(); });
+  }).name("launch").kind(ExecKind::gpu);
+  upload.precede(kernel);
+  ex.start_trace();
+  ex.run(g).get();
+  Trace t = ex.stop_trace();
+  auto track_of = [&](const std::string& event) -> std::string {
+    for (auto& e : t.events)
+      if (e.name == event) return t.tracks.at(e.track);
+    return "(none)";
+  };
+  EXPECT_EQ(track_of("copy h2d 1.0 MiB"), "sim:0/h2d");
+  EXPECT_EQ(track_of("kernel"), "sim:0/compute0");
+  EXPECT_EQ(track_of("launch"), track_of("upload").substr(0, 6) == "worker" ? track_of("launch") : "worker?");
+  for (auto& e : t.events) EXPECT_LE(e.begin_ns, e.end_ns);
+  // Nothing is timed once the trace stopped.
+  d.compute_stream(0).enqueue_host([] {}, "after");
+  d.synchronize();
+  ex.start_trace();
+  Trace empty = ex.stop_trace();
+  for (auto& e : empty.events) EXPECT_NE(e.name, "after");
+  d.deallocate(p, host.size());
+}

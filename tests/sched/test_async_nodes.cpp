@@ -147,3 +147,28 @@ TEST(AsyncNodes, CompletingInsideTheBodyWorks) {
   ex.run_n(g, 100).get();
   EXPECT_EQ(n.load(), 1100);
 }
+
+// Regression: a GPU-kind node made ready from a non-worker thread while the only spinning
+// worker had CPU priority (which cannot run it) was never picked up: GPU work must wake a
+// GPU-priority worker.
+TEST(AsyncNodes, GpuSuccessorOfAnExternallyCompletedNodeRuns) {
+  ExecutorOptions opt;
+  opt.gpu_workers = 1;
+  opt.cpu_workers = 1;
+  opt.cpu_workers_set = true;
+  opt.spin_before_sleep = std::chrono::microseconds(50);  // let the GPU worker fall asleep
+  Executor ex(opt);
+  FakeStream stream;
+  NodeGraph g("wake-gpu");
+  std::atomic<int> gpu_runs{0};
+  auto& a = g.emplace_async([&](AsyncDone done) {
+    stream.submit([done] {
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+      done.complete();
+    });
+  }).name("external");
+  auto& b = g.emplace([&] { gpu_runs.fetch_add(1); }).name("gpu-successor").kind(ExecKind::gpu);
+  a.precede(b);
+  for (int r = 0; r < 30; ++r) ex.run(g).get();
+  EXPECT_EQ(gpu_runs.load(), 30);
+}

@@ -48,7 +48,8 @@ public:
 
   /// Runs `work` on the host in stream order. On a sim device this is how kernels run (the
   /// stream's own thread executes them); on CUDA it is a host function between kernels.
-  virtual void enqueue_host(std::function<void()> work) = 0;
+  /// `label` names the work in traces.
+  virtual void enqueue_host(std::function<void()> work, std::string label = "work") = 0;
   /// An event that becomes ready when the stream reaches this point.
   Event record();
   /// Later work on this stream waits for `e` (on the device; the host does not block).

@@ -19,7 +19,7 @@ constexpr std::align_val_t host_alignment{256};  // what device pools guarantee,
 class HostStream final : public Stream {
 public:
   HostStream(Device* device, StreamRole role, std::string name) : Stream(device, role, std::move(name)) {}
-  void enqueue_host(std::function<void()> work) override { work(); }
+  void enqueue_host(std::function<void()> work, std::string) override { work(); }
   void wait(const Event& e) override { e.synchronize(); }
   void then(std::function<void()> callback) override { callback(); }
 

@@ -56,6 +56,8 @@ void SimDevice::copy_async(void* dst, const void* src, std::size_t bytes, CopyDi
     throw Error("copy of " + format_bytes(bytes) + " on device " + name() +
                 ": the pointers do not match the direction (destination " + (dst_here ? "is" : "is not") +
                 " on this device, source " + (src_here ? "is" : "is not") + ")");
+  static constexpr const char* direction_names[] = {"copy h2d ", "copy d2h ", "copy d2d "};
+  std::string label = direction_names[static_cast<int>(direction)] + format_bytes(bytes);
   stream.enqueue_host([dst, src, bytes, o = options_] {
     std::memcpy(dst, src, bytes);
     if (o.copy_bytes_per_second > 0 || o.copy_latency.count() > 0) {
@@ -65,7 +67,7 @@ void SimDevice::copy_async(void* dst, const void* src, std::size_t bytes, CopyDi
                                                                        : 0.0));
       std::this_thread::sleep_for(modelled);
     }
-  });
+  }, std::move(label));
 }
 
 }  // namespace tessera::detail
