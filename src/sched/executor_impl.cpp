@@ -53,7 +53,7 @@ std::string describe_exception(const std::exception_ptr& e) {
 ExecutorImpl::ExecutorImpl(const ExecutorOptions& options) : options_(options) {
   const std::size_t hw = hardware_threads();
   gpu_workers_ = options.gpu_workers != 0 ? options.gpu_workers : options.num_devices + 1;
-  std::size_t cpu_workers = options.cpu_workers_set ? options.cpu_workers : (hw > gpu_workers_ ? hw - gpu_workers_ : 0);
+  const std::size_t cpu_workers = options.cpu_workers.value_or(hw > gpu_workers_ ? hw - gpu_workers_ : 0);
   if (gpu_workers_ + cpu_workers > 4096)
     throw Error("ExecutorOptions asks for " + std::to_string(gpu_workers_ + cpu_workers) +
                 " workers; at most 4096 are supported");

@@ -155,7 +155,6 @@ TEST(AsyncNodes, GpuSuccessorOfAnExternallyCompletedNodeRuns) {
   ExecutorOptions opt;
   opt.gpu_workers = 1;
   opt.cpu_workers = 1;
-  opt.cpu_workers_set = true;
   opt.spin_before_sleep = std::chrono::microseconds(50);  // let the GPU worker fall asleep
   Executor ex(opt);
   FakeStream stream;

@@ -169,7 +169,6 @@ TEST(ExecutorErrors, EdgeAcrossGraphsIsRejected) {
 TEST(ExecutorErrors, TooManyWorkersIsRejected) {
   ExecutorOptions opt;
   opt.cpu_workers = 100000;
-  opt.cpu_workers_set = true;
   auto msg = error_of([&] { Executor ex(opt); });
   EXPECT_NE(msg.find("100001 workers"), std::string::npos) << msg;
 }

@@ -55,7 +55,6 @@ TEST_P(ExecutorStrategies, RandomDagRespectsEveryDependencyAcrossManyRuns) {
   opt.steal_strategy = GetParam();
   opt.gpu_workers = 2;
   opt.cpu_workers = 2;
-  opt.cpu_workers_set = true;
   Executor ex(opt);
   StampedDag dag(10000, 4, 1234);
   for (int r = 0; r < 100; ++r) {

@@ -33,7 +33,6 @@ TEST(Workers, GpuKindNodesRunOnlyOnGpuPriorityWorkersCpuNodesAnywhere) {
   ExecutorOptions opt;
   opt.gpu_workers = 2;
   opt.cpu_workers = 3;
-  opt.cpu_workers_set = true;
   Executor ex(opt);
   NodeGraph g("mixed");
   std::mutex m;
@@ -69,7 +68,6 @@ double process_cpu_seconds() {
 TEST(Workers, IdleWorkersSleepInsteadOfSpinning) {
   ExecutorOptions opt;
   opt.cpu_workers = 3;
-  opt.cpu_workers_set = true;
   Executor ex(opt);
   NodeGraph g;
   for (int i = 0; i < 100; ++i) g.emplace([] {});
@@ -103,7 +101,6 @@ TEST(Workers, SingleWorkerRunsRepeatedGraphs) {
   ExecutorOptions opt;
   opt.gpu_workers = 1;
   opt.cpu_workers = 0;
-  opt.cpu_workers_set = true;
   Executor ex(opt);
   ASSERT_EQ(ex.num_workers(), 1u);
   NodeGraph g("solo");

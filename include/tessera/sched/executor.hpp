@@ -14,6 +14,7 @@
 #include <functional>
 #include <future>
 #include <memory>
+#include <optional>
 #include <vector>
 
 namespace tessera {
@@ -27,10 +28,8 @@ struct ExecutorOptions {
   std::size_t num_devices = 0;
   /// Workers that prefer GPU-kind work (0: num_devices + 1). They own a CPU and a GPU queue.
   std::size_t gpu_workers = 0;
-  /// Workers that run CPU work only (default: the remaining hardware threads, at least 0).
-  /// Set `cpu_workers_set` to use 0 explicitly.
-  std::size_t cpu_workers = 0;
-  bool cpu_workers_set = false;
+  /// Workers that run CPU work only (unset: the hardware threads left after the GPU workers).
+  std::optional<std::size_t> cpu_workers;
   StealStrategy steal_strategy = StealStrategy::round_robin;
   /// How long an idle worker keeps looking for work before it sleeps. Short enough that an idle
   /// process costs no CPU; long enough that back-to-back launches find workers awake.
