@@ -51,6 +51,12 @@ public:
   virtual std::size_t memory_capacity() const noexcept = 0;
   virtual std::size_t bytes_in_use() const noexcept = 0;
 
+  /// Page-locked host memory from this device's pinned pool (CUDA: one cudaHostAlloc made at
+  /// start-up), which copies to and from the device reach at full bandwidth; nullptr where the
+  /// device has no such pool (host, sim) or it is full: callers then use ordinary host memory.
+  virtual void* try_allocate_pinned_host(std::size_t /*bytes*/) { return nullptr; }
+  virtual void deallocate_pinned_host(void* /*p*/, std::size_t /*bytes*/) {}
+
   std::size_t num_compute_streams() const noexcept { return compute_.size(); }
   Stream& compute_stream(std::size_t i);
   Stream& copy_stream(CopyDirection d) { return *copy_[static_cast<std::size_t>(d)]; }
