@@ -143,8 +143,10 @@ void ExecutorImpl::execute_launch(Task* task, Worker* worker) {
 void ExecutorImpl::schedule_sources(Topology* topo, Worker* w) {
   bool cpu = false, gpu = false;
   for (Node* s : topo->graph->sources_) {
-    enqueue(s, w);
+    // Read the kind first: once queued, a source may run, the run finish and the graph be
+    // destroyed before enqueue returns (no uncounted node keeps this run alive here).
     (s->kind() == ExecKind::gpu ? gpu : cpu) = true;
+    enqueue(s, w);
   }
   notify(cpu, gpu);
 }
