@@ -1,5 +1,7 @@
 #include "executor_impl.hpp"
 
+#include "device_binding.hpp"
+
 #include "../core/log_internal.hpp"
 #include "loop_job.hpp"
 #include "trace_sources.hpp"
@@ -183,6 +185,10 @@ void ExecutorImpl::run_node(Node* node, Worker& w) {
     Topology* topo = node->topology_;
     // Restore the count for the next run now: every predecessor has already reported.
     node->pending_.store(node->num_predecessors_, std::memory_order_relaxed);
+    if (node->device_ && !topo->failed.load(std::memory_order_acquire)) {
+      node = issue_device_node(node, topo, w);
+      continue;
+    }
     if (!topo->failed.load(std::memory_order_acquire)) {
       const bool async = node->work_.is_async();
       if (async) {
@@ -208,10 +214,53 @@ void ExecutorImpl::run_node(Node* node, Worker& w) {
   }
 }
 
-Node* ExecutorImpl::complete_node(Node* node, Topology* topo, Worker* w) {
+Node* ExecutorImpl::issue_device_node(Node* node, Topology* topo, Worker& w) {
+  DeviceBinding& d = *node->device_;
+  node->async_holds_.store(2, std::memory_order_relaxed);  // the issuing worker's and the stream's
+  const bool tracing = tracing_.load(std::memory_order_relaxed);
+  const auto begin = tracing ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
+  bool issued = false;
+  try {
+    // Device-side waits: the stream, not this worker, waits for work on other streams.
+    for (Node* p : d.device_predecessors)
+      if (p->device_->stream != d.stream) d.stream->wait(p->device_->issued);
+    node->work_.invoke(*node);
+    d.issued = d.stream->record();
+    d.stream->then([node] { node->topology_->executor->complete_async(node, nullptr); });
+    issued = true;
+  } catch (...) {
+    topo->record_failure(std::make_exception_ptr(
+        NodeError(node->name(), std::current_exception(), describe_exception(std::current_exception()))));
+  }
+  if (tracing) record_trace(w, *node, begin);
+  if (!issued) {
+    // Let whatever the body did enqueue before it threw drain, so the failed run's future does
+    // not become ready while its device work still touches the caller's data.
+    try {
+      d.stream->synchronize();
+    } catch (...) {  // the first failure is already recorded
+    }
+    return complete_node(node, topo, &w);
+  }
+
+  Node* next = complete_node(node, topo, &w, Successors::device);
+  if (node->async_holds_.fetch_sub(1, std::memory_order_acq_rel) != 1) return next;  // the stream finishes it
+  // The stream got there first: finish here. Two successors may now be ready; run one, queue one.
+  Node* other = complete_node(node, topo, &w, Successors::host);
+  if (next == nullptr) return other;
+  if (other != nullptr) {
+    const bool gpu = other->kind() == ExecKind::gpu;
+    enqueue(other, &w);
+    notify(!gpu, gpu);
+  }
+  return next;
+}
+
+Node* ExecutorImpl::complete_node(Node* node, Topology* topo, Worker* w, Successors which) {
   Node* next = nullptr;
   bool pushed_cpu = false, pushed_gpu = false;
   for (Node* s : node->successors_) {
+    if (which != Successors::all && (s->device_ != nullptr) != (which == Successors::device)) continue;
     if (s->pending_.fetch_sub(1, std::memory_order_acq_rel) != 1) continue;
     // Run one ready successor straight away (no deque round trip, warm caches); queue the rest.
     if (next == nullptr && w != nullptr && (s->kind() == ExecKind::cpu || w->priority == ExecKind::gpu)) {
@@ -223,7 +272,7 @@ Node* ExecutorImpl::complete_node(Node* node, Topology* topo, Worker* w) {
   }
   if (pushed_cpu || pushed_gpu) notify(pushed_cpu, pushed_gpu);
   // Not before: once counted, the run may finish and the graph be destroyed.
-  count_done(topo, w);
+  if (which != Successors::device) count_done(topo, w);
   return next;
 }
 
@@ -233,7 +282,7 @@ void ExecutorImpl::complete_async(Node* node, std::exception_ptr error) {
     topo->record_failure(std::make_exception_ptr(NodeError(node->name(), error, describe_exception(error))));
   if (node->async_holds_.fetch_sub(1, std::memory_order_acq_rel) != 1) return;  // the body is still running
   Worker* w = current_worker();
-  Node* next = complete_node(node, topo, w);
+  Node* next = complete_node(node, topo, w, node->device_ ? Successors::host : Successors::all);
   if (next != nullptr) run_node(next, *w);
 }
 

@@ -27,7 +27,8 @@ public:
   LoopPlan plan_loop(std::size_t begin, std::size_t end, std::size_t grain) const noexcept;
   void run_loop(const LoopPlan& plan, ChunkBody body, void* context);
 
-  /// Entry point of AsyncDone: finishes an asynchronous node from any thread.
+  /// Entry point of AsyncDone and of device nodes' stream callbacks: finishes an asynchronous
+  /// or device node from any thread.
   void complete_async(Node* node, std::exception_ptr error);
 
   void start_trace();
@@ -54,8 +55,15 @@ private:
   bool work_queued() const noexcept;
 
   void run_node(Node* node, Worker& w);
-  /// Releases the node's successors; returns one this worker can run next, if any.
-  Node* complete_node(Node* node, Topology* topo, Worker* w);
+  /// Runs a device node's body and releases its device successors; returns one this worker can
+  /// run next. The node finishes (CPU successors, completion count) once its stream gets there.
+  Node* issue_device_node(Node* node, Topology* topo, Worker& w);
+  /// Which successors complete_node releases: a device node releases its device successors
+  /// when its work is enqueued and the rest when that work has run.
+  enum class Successors : std::uint8_t { all, device, host };
+  /// Releases the node's successors; returns one this worker can run next, if any. Counts the
+  /// node finished unless only its device successors are released.
+  Node* complete_node(Node* node, Topology* topo, Worker* w, Successors which = Successors::all);
   /// Puts a ready task where it will run; the caller notifies sleepers.
   void enqueue(Task* t, Worker* w);
   void count_done(Topology* topo, Worker* w);

@@ -1,3 +1,4 @@
+#include "device_binding.hpp"
 #include "executor_impl.hpp"
 
 #include <tessera/core/error.hpp>
@@ -18,6 +19,10 @@ Node::Node(NodeGraph* graph) : graph_(graph) {
   exec_kind = ExecKind::cpu;
 }
 
+Node::~Node() = default;
+
+Stream* Node::stream() const noexcept { return device_ ? device_->stream : nullptr; }
+
 Node& Node::name(std::string n) {
   graph_->throw_if_running("rename a node");
   name_ = std::move(n);
@@ -26,6 +31,9 @@ Node& Node::name(std::string n) {
 
 Node& Node::kind(ExecKind k) {
   graph_->throw_if_running("change a node's kind");
+  if (device_ && k == ExecKind::cpu)
+    throw Error("node '" + name_ + "' is bound to stream " + device_->stream->name() +
+                " (emplace_on) and must stay GPU-kind; use emplace for CPU work");
   exec_kind = k;
   return *this;
 }
@@ -73,6 +81,13 @@ Node& NodeGraph::add_node() {
   nodes_.push_back(std::unique_ptr<Node>(new Node(this)));
   prepared_ = false;
   return *nodes_.back();
+}
+
+Node& NodeGraph::add_device_node(Stream& stream) {
+  Node& n = add_node();
+  n.exec_kind = ExecKind::gpu;
+  n.device_ = std::make_unique<detail::DeviceBinding>(&stream);
+  return n;
 }
 
 Node* NodeGraph::find(std::string_view node_name) const noexcept {
@@ -152,7 +167,14 @@ void NodeGraph::prepare_for_run() {
     throw Error("Executor::run: graph '" + name_ + "' has a cycle (" + cycle +
                 "); a NodeGraph must be acyclic — use run_until for repetition");
   }
-  for (auto& n : nodes_) n->pending_.store(n->num_predecessors_, std::memory_order_relaxed);
+  for (auto& n : nodes_) {
+    n->pending_.store(n->num_predecessors_, std::memory_order_relaxed);
+    if (n->device_) n->device_->device_predecessors.clear();
+  }
+  for (auto& n : nodes_)
+    if (n->device_)
+      for (Node* s : n->successors_)
+        if (s->device_) s->device_->device_predecessors.push_back(n.get());
   sources_ = std::move(sources);
   prepared_ = true;
 }

@@ -9,6 +9,7 @@
 #include <atomic>
 #include <cstdint>
 #include <exception>
+#include <memory>
 #include <span>
 #include <string>
 #include <vector>
@@ -16,10 +17,12 @@
 namespace tessera {
 
 class NodeGraph;
+class Stream;
 
 namespace detail {
 class ExecutorImpl;
 struct Topology;
+struct DeviceBinding;
 }  // namespace detail
 
 /// Completion token handed to an asynchronous node. The node's successors run once `complete()`
@@ -54,6 +57,7 @@ class Node : private detail::Task {
 public:
   Node(const Node&) = delete;
   Node& operator=(const Node&) = delete;
+  ~Node();
 
   const std::string& name() const noexcept { return name_; }
   Node& name(std::string n);
@@ -71,6 +75,8 @@ public:
   /// Predecessors still to finish in the current run; equals num_predecessors() between runs.
   std::size_t pending() const noexcept { return pending_.load(std::memory_order_relaxed); }
   bool is_async() const noexcept { return work_.is_async(); }
+  /// The stream a device node (NodeGraph::emplace_on) enqueues its work on; nullptr otherwise.
+  Stream* stream() const noexcept;
   NodeGraph& graph() const noexcept { return *graph_; }
 
 private:
@@ -82,12 +88,13 @@ private:
 
   std::atomic<std::uint32_t> pending_{0};
   std::uint32_t num_predecessors_ = 0;
-  // Async nodes: the first of complete()/fail() (or a throwing body) claims `finished_`; the
+  // Async and device nodes: the first of complete()/fail() (or a throwing body) claims `finished_`; the
   // node is done once both the body has returned and the token has fired (`async_holds_` == 0),
   // so a completion arriving before the body returns cannot free the body under its feet.
   std::atomic<bool> finished_{false};
   std::atomic<std::uint8_t> async_holds_{0};
   detail::Topology* topology_ = nullptr;
+  std::unique_ptr<detail::DeviceBinding> device_;  // set for device nodes only
   detail::Work work_;
   std::vector<Node*> successors_;
   std::string name_;

@@ -42,6 +42,24 @@ public:
     return n;
   }
 
+  /// Adds a GPU-kind node bound to `stream`: `f(stream, args...)` enqueues device work
+  /// (kernels, copies) and returns at once; the node completes when the stream reaches the end
+  /// of that work, so no worker waits for the device. A device successor on the same stream
+  /// just follows in stream order; one on another stream or device waits for this node's event
+  /// on the device; CPU successors run once the event has fired.
+  ///
+  ///   tessera::Stream& s = devices.accelerator(0).compute_stream(0);
+  ///   auto& k = g.emplace_on(s, [&](tessera::Stream& st) { st.enqueue_host(kernel, "kernel"); });
+  ///   auto& c = g.emplace_on(devices.accelerator(1).compute_stream(0), consume);  // waits on k's event
+  ///   k.precede(c);
+  template <class F, class... Args>
+  Node& emplace_on(Stream& stream, F&& f, Args&&... args) {
+    Node& n = add_device_node(stream);
+    n.work_.assign_sync([fn = detail::bind_arguments(std::forward<F>(f), std::forward<Args>(args)...),
+                         s = &stream]() mutable { fn(*s); });
+    return n;
+  }
+
   const std::string& name() const noexcept { return name_; }
   std::size_t size() const noexcept { return nodes_.size(); }
   bool empty() const noexcept { return nodes_.empty(); }
@@ -65,6 +83,7 @@ private:
   friend class detail::ExecutorImpl;
 
   Node& add_node();
+  Node& add_device_node(Stream& stream);
   void throw_if_running(const char* what) const;
   /// Checks the graph before a run: not empty, acyclic. Caches the source nodes.
   void prepare_for_run();

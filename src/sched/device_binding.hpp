@@ -1,0 +1,27 @@
+#pragma once
+// What a device node (NodeGraph::emplace_on) carries beyond a plain node: its stream, the
+// event its work ends with in the current run, and the device nodes it depends on, whose
+// events it waits for on the device rather than on the host.
+
+#include <tessera/device/stream.hpp>
+
+#include <vector>
+
+namespace tessera {
+class Node;
+}
+
+namespace tessera::detail {
+
+struct DeviceBinding {
+  explicit DeviceBinding(Stream* s) : stream(s) {}
+
+  Stream* stream;
+  /// Recorded on `stream` right after the node's body enqueued its work; written before the
+  /// node releases its device successors, read by them after they are released.
+  Event issued;
+  /// Predecessors that are device nodes too (filled by NodeGraph::prepare_for_run).
+  std::vector<Node*> device_predecessors;
+};
+
+}  // namespace tessera::detail
