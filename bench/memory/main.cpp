@@ -4,6 +4,7 @@
 // these are the allocators' own costs; malloc writing its headers into the blocks is part of its.
 #include "common/report.hpp"
 #include "copies.hpp"
+#include "device_nodes.hpp"
 
 #include <tessera/memory/arena.hpp>
 #include <tessera/memory/bytes.hpp>
@@ -177,5 +178,6 @@ int main(int argc, char** argv) {
   report.add({"scratch-64-per-reset", "malloc-free", "per-block", malloc_ns, "ns", "", 0, 0});
   report.add({"scratch-64-per-reset", "Arena", "per-block", arena_ns, "ns", "malloc-free", malloc_ns, 0});
   tessera::bench::run_copy_benchmarks(report, args.quick);
+  tessera::bench::run_device_node_benchmarks(report, args.quick);
   report.write_json(args.json);
 }
