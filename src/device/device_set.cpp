@@ -10,6 +10,12 @@
 #include <charconv>
 #include <cstdlib>
 
+#if defined(TESSERA_HAVE_CUDA)
+#include "cuda/cuda_devices.hpp"
+
+#include <mutex>
+#endif
+
 namespace tessera {
 
 namespace {
@@ -27,6 +33,27 @@ std::size_t parse_count(std::string_view spec, std::string_view text, const char
     bad_spec(spec, std::string(what) + " '" + std::string(text) + "' is not a number");
   return v;
 }
+
+#if !defined(TESSERA_HAVE_CUDA)
+[[noreturn]] void no_cuda_backend(const std::string& context) {
+  throw Error(context + ": CUDA devices were requested but this build has no CUDA device backend; configure "
+                        "with -DTESSERA_WITH_CUDA=ON (the cuda preset)");
+}
+#else
+// "0,2" as CUDA ordinals.
+std::vector<int> parse_ordinals(std::string_view spec, std::string_view list) {
+  if (list.empty()) bad_spec(spec, "'cuda:' needs GPU ordinals, as in cuda:0,1");
+  std::vector<int> ordinals;
+  for (std::size_t start = 0;;) {
+    const auto comma = list.find(',', start);
+    const std::size_t n = parse_count(spec, list.substr(start, comma - start), "the GPU ordinal");
+    if (n > 1024) bad_spec(spec, "GPU ordinal " + std::to_string(n) + " is out of range");
+    ordinals.push_back(static_cast<int>(n));
+    if (comma == std::string_view::npos) return ordinals;
+    start = comma + 1;
+  }
+}
+#endif
 
 }  // namespace
 
@@ -46,8 +73,17 @@ DeviceSet DeviceSet::select(std::string_view spec) {
   DeviceSet set;
   set.host_ = std::make_unique<detail::HostDevice>();
   if (text.empty()) {
-    // Every CUDA GPU found, else the host alone: without a CUDA backend, the host alone.
     set.spec_ = "(default)";
+#if defined(TESSERA_HAVE_CUDA)
+    std::string why;
+    if (detail::cuda_device_count(why) > 0) {
+      set.accelerators_ = detail::make_cuda_devices({}, "the default device selection (every CUDA GPU)");
+      return set;
+    }
+    // Once per process: programs may select devices many times.
+    static std::once_flag noted;
+    std::call_once(noted, [&] { detail::log_info("{}; GPU-kind work will run on the host", why); });
+#endif
     return set;
   }
   set.spec_ = text;
@@ -79,9 +115,16 @@ DeviceSet DeviceSet::select(std::string_view spec) {
       set.accelerators_.push_back(std::make_unique<detail::SimDevice>(static_cast<int>(i), options));
     return set;
   }
-  if (kind == "cuda")
-    bad_spec(s, "CUDA devices were requested but this build has no CUDA device backend yet (the CUDA "
-                "preset compiles kernels; devices come with the device layer's CUDA backend)");
+  if (kind == "cuda") {
+#if defined(TESSERA_HAVE_CUDA)
+    CudaOptions options;
+    if (colon != std::string_view::npos) options.ordinals = parse_ordinals(s, rest);
+    set.accelerators_ = detail::make_cuda_devices(options, "TESSERA_DEVICES='" + text + "'");
+    return set;
+#else
+    no_cuda_backend("TESSERA_DEVICES='" + text + "'");
+#endif
+  }
   bad_spec(s, "unknown device kind '" + std::string(kind) + "'");
 }
 
@@ -96,6 +139,29 @@ DeviceSet DeviceSet::simulated(std::size_t count, const SimOptions& options) {
   return set;
 }
 
+DeviceSet DeviceSet::cuda(const CudaOptions& options) {
+  std::string spec = "cuda";
+  for (std::size_t i = 0; i < options.ordinals.size(); ++i)
+    spec += (i == 0 ? ":" : ",") + std::to_string(options.ordinals[i]);
+#if defined(TESSERA_HAVE_CUDA)
+  DeviceSet set;
+  set.spec_ = spec;
+  set.host_ = std::make_unique<detail::HostDevice>();
+  set.accelerators_ = detail::make_cuda_devices(options, "DeviceSet::cuda(" + spec + ")");
+  return set;
+#else
+  no_cuda_backend("DeviceSet::cuda(" + spec + ")");
+#endif
+}
+
+bool DeviceSet::has_cuda_backend() noexcept {
+#if defined(TESSERA_HAVE_CUDA)
+  return true;
+#else
+  return false;
+#endif
+}
+
 Device& DeviceSet::accelerator(std::size_t i) {
   if (i >= accelerators_.size())
     throw Error("accelerator " + std::to_string(i) + " requested but " + spec_ + " selected " +
@@ -107,7 +173,11 @@ std::string DeviceSet::describe() const {
   std::string out = "devices (" + spec_ + "):\n";
   auto line = [&](const Device& d) {
     out += "  " + d.name() + ": " + std::string(to_string(d.kind())) + ", " + format_bytes(d.memory_capacity()) +
-           ", " + std::to_string(d.num_compute_streams()) + " compute stream(s)\n";
+           ", " + std::to_string(d.num_compute_streams()) + " compute stream(s)";
+#if defined(TESSERA_HAVE_CUDA)
+    if (d.kind() == DeviceKind::cuda) out += ", " + detail::describe_cuda_device(d);
+#endif
+    out += "\n";
   };
   line(*host_);
   for (auto& a : accelerators_) line(*a);

@@ -1,6 +1,8 @@
 // A GPU-kind node that launches a real kernel on a CUDA stream and completes through the
 // stream (cudaLaunchHostFunc), so no worker waits for the GPU; its CPU successor sees the
 // kernel's result. Skips where no GPU is present.
+#include "cuda_test_support.hpp"
+
 #include <tessera/core/host_device.hpp>
 #include <tessera/sched/executor.hpp>
 
@@ -18,27 +20,10 @@ __global__ void saxpy(int n, float a, const float* x, float* y) {
 
 void on_stream_done(void* token) { static_cast<tessera::AsyncDone*>(token)->complete(); }
 
-bool have_gpu(std::string& why) {
-  int count = 0;
-  cudaError_t err = cudaGetDeviceCount(&count);
-  if (err != cudaSuccess) {
-    why = std::string("no usable CUDA device: ") + cudaGetErrorString(err);
-    return false;
-  }
-  if (count == 0) {
-    why = "no CUDA device on this machine";
-    return false;
-  }
-  return true;
-}
-
-#define CUDA_OK(call) ASSERT_EQ((call), cudaSuccess) << #call
-
 }  // namespace
 
 TEST(CudaAsyncNode, KernelNodeCompletesThroughTheStream) {
-  std::string why;
-  if (!have_gpu(why)) GTEST_SKIP() << why;
+  SKIP_WITHOUT_GPU();
 
   const int n = 1 << 20;
   std::vector<float> x(n), y(n);

@@ -20,12 +20,18 @@ std::string error_of(std::string_view spec) {
 }
 }  // namespace
 
-TEST(DeviceSelection, DefaultIsTheHostAloneWithoutGpus) {
+TEST(DeviceSelection, DefaultIsEveryGpuElseTheHostAlone) {
   unsetenv("TESSERA_DEVICES");
   auto d = DeviceSet::select();
-  EXPECT_EQ(d.num_accelerators(), 0u);
   EXPECT_EQ(d.host().kind(), DeviceKind::host);
   EXPECT_EQ(d.spec(), "(default)");
+  if (!DeviceSet::has_cuda_backend()) {
+    EXPECT_EQ(d.num_accelerators(), 0u);
+  }
+  // With the CUDA backend: every GPU found (none on a machine without one).
+  for (std::size_t i = 0; i < d.num_accelerators(); ++i) {
+    EXPECT_EQ(d.accelerator(i).kind(), DeviceKind::cuda);
+  }
 }
 
 TEST(DeviceSelection, HostAndSimForms) {
@@ -61,9 +67,13 @@ TEST(DeviceSelection, MalformedAndMissingDevicesAreClearErrors) {
   EXPECT_NE(error_of("sim:2:lots").find("TESSERA_DEVICES='sim:2:lots'"), std::string::npos);
   EXPECT_NE(error_of("sim:2:1KiB").find("at least 1MiB"), std::string::npos);
   EXPECT_NE(error_of("host:2").find("'host' takes no arguments"), std::string::npos);
-  // This build has no CUDA device backend: asking for CUDA is an error, never a silent fallback.
-  EXPECT_NE(error_of("cuda").find("CUDA devices were requested"), std::string::npos);
-  EXPECT_NE(error_of("cuda:0,1").find("CUDA devices were requested"), std::string::npos);
+  if (!DeviceSet::has_cuda_backend()) {
+    // Asking a build without the CUDA backend for CUDA is an error, never a silent fallback
+    // (tests/cuda covers the backend's own selection).
+    EXPECT_NE(error_of("cuda").find("CUDA devices were requested"), std::string::npos);
+    EXPECT_NE(error_of("cuda:0,1").find("CUDA devices were requested"), std::string::npos);
+    EXPECT_THROW(DeviceSet::cuda(), Error);
+  }
   auto set = DeviceSet::select("sim:1");
   EXPECT_THROW(set.accelerator(1), Error);
   EXPECT_THROW(set.accelerator(0).compute_stream(7), Error);

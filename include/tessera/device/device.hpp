@@ -22,7 +22,7 @@ constexpr std::string_view to_string(DeviceKind k) noexcept {
 
 enum class CopyDirection : std::uint8_t { host_to_device, device_to_host, device_to_device };
 
-/// A device. Obtained from a DeviceSet (see select_devices), never constructed by users.
+/// A device. Obtained from a DeviceSet (see DeviceSet::select), never constructed by users.
 ///
 ///   tessera::Device& d = devices.accelerator(0);
 ///   void* p = d.allocate(1 << 20);
@@ -68,6 +68,14 @@ public:
 
   /// Waits until every stream of the device has run everything enqueued so far.
   void synchronize();
+
+  /// Makes this the calling thread's current device, for code that launches kernels itself
+  /// (CUDA: cudaSetDevice, which kernel launches on this device's streams need); nothing on
+  /// the host and sim devices. Throws tessera::Error when the device cannot be made current.
+  ///
+  ///   gpu.make_current();
+  ///   scale<<<blocks, 256, 0, static_cast<cudaStream_t>(gpu.compute_stream(0).native_handle())>>>(n, x);
+  virtual void make_current() {}
 
 protected:
   Device(DeviceKind kind, int ordinal, std::string name) : kind_(kind), ordinal_(ordinal), name_(std::move(name)) {}

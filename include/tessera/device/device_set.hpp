@@ -21,6 +21,18 @@ struct SimOptions {
   std::chrono::nanoseconds copy_latency{0};
 };
 
+/// CUDA GPUs: which ones, and what each reserves at start-up. A device never calls cudaMalloc or
+/// cudaHostAlloc after that, so its pools must be big enough for the run.
+struct CudaOptions {
+  std::vector<int> ordinals;  ///< CUDA device ordinals; empty: every GPU
+  /// The device pool, taken with one cudaMalloc; 0: memory_fraction of the memory free then.
+  std::size_t memory_bytes = 0;
+  double memory_fraction = 0.8;  ///< leaves room for the CUDA context and libraries' workspaces
+  /// Page-locked host memory per GPU (one cudaHostAlloc) for full-bandwidth copies; 0: none.
+  std::size_t pinned_host_bytes = std::size_t{256} << 20;
+  std::size_t compute_streams = 2;
+};
+
 /// The devices of a process: always the host, plus the selected accelerators.
 ///
 ///   auto devices = tessera::DeviceSet::select("sim:4:256MiB");
@@ -38,6 +50,15 @@ public:
   static DeviceSet select(std::string_view spec = {});
   /// `count` simulated devices configured in full.
   static DeviceSet simulated(std::size_t count, const SimOptions& options);
+  /// CUDA GPUs configured in full; throws tessera::Error when the build has no CUDA backend, no
+  /// GPU is usable, or an ordinal does not exist.
+  ///
+  ///   tessera::CudaOptions options;
+  ///   options.memory_bytes = std::size_t{8} << 30;  // 8 GiB pool on each GPU
+  ///   auto devices = tessera::DeviceSet::cuda(options);
+  static DeviceSet cuda(const CudaOptions& options = {});
+  /// Whether this build has the CUDA device backend (configured with TESSERA_WITH_CUDA=ON).
+  static bool has_cuda_backend() noexcept;
 
   DeviceSet(DeviceSet&&) noexcept;
   DeviceSet& operator=(DeviceSet&&) noexcept;

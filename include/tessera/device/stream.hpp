@@ -59,6 +59,13 @@ public:
   virtual void then(std::function<void()> callback) = 0;
   /// Blocks the calling thread until everything enqueued so far has run.
   void synchronize() { record().synchronize(); }
+  /// The backend's own queue, for launching kernels in stream order: a cudaStream_t on a CUDA
+  /// device, nullptr on the host and sim devices (they run kernels through enqueue_host). Launch
+  /// from a thread whose current CUDA device is this stream's device.
+  ///
+  ///   auto cs = static_cast<cudaStream_t>(stream.native_handle());
+  ///   scale<<<blocks, 256, 0, cs>>>(n, data);
+  virtual void* native_handle() const noexcept { return nullptr; }
 
 protected:
   Stream(Device* device, StreamRole role, std::string name) : device_(device), role_(role), name_(std::move(name)) {}

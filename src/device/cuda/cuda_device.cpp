@@ -1,0 +1,176 @@
+#include "cuda_device.hpp"
+
+#include "cuda_check.hpp"
+#include "cuda_stream.hpp"
+
+#include <tessera/core/error.hpp>
+#include <tessera/memory/bytes.hpp>
+
+namespace tessera::detail {
+
+namespace {
+
+constexpr std::size_t pool_granularity = std::size_t{2} << 20;  // cudaMalloc's own page size
+constexpr std::size_t initial_events = 64;  // events alive at once in a typical run; more are made on demand
+
+// No per-thread caches: a device's budget must see every free byte at once, or eviction would
+// evict while memory sits idle in another thread's cache.
+PoolOptions shared_pool_options() {
+  PoolOptions o;
+  o.thread_cache_bytes = 0;
+  return o;
+}
+
+const char* direction_name(CopyDirection d) {
+  return d == CopyDirection::host_to_device ? "h2d" : d == CopyDirection::device_to_host ? "d2h" : "d2d";
+}
+
+}  // namespace
+
+void CudaDevice::DeviceFree::operator()(void* p) const noexcept {
+  CudaDeviceScope scope(ordinal, std::nothrow);
+  if (cudaFree(p) != cudaSuccess) (void)cudaGetLastError();
+}
+
+void CudaDevice::HostFree::operator()(void* p) const noexcept {
+  if (cudaFreeHost(p) != cudaSuccess) (void)cudaGetLastError();
+}
+
+CudaDevice::CudaDevice(int ordinal, const CudaOptions& options)
+    : Device(DeviceKind::cuda, ordinal, "cuda:" + std::to_string(ordinal)),
+      memory_(nullptr, DeviceFree{ordinal}),
+      pinned_(nullptr, HostFree{}) {
+  if (options.compute_streams == 0) throw Error("device " + name() + ": at least one compute stream is needed");
+  CudaDeviceScope scope(ordinal);
+
+  cudaDeviceProp prop{};
+  cuda_check(cudaGetDeviceProperties(&prop, ordinal), [&] { return "device " + name() + ": reading its properties"; });
+  model_ = prop.name;
+  cc_major_ = prop.major;
+  cc_minor_ = prop.minor;
+
+  std::size_t free = 0;
+  cuda_check(cudaMemGetInfo(&free, &total_memory_), [&] { return "device " + name() + ": reading its free memory"; });
+  std::size_t want = options.memory_bytes;
+  if (want == 0) {
+    if (!(options.memory_fraction > 0.0 && options.memory_fraction <= 1.0))
+      throw Error("device " + name() + ": CudaOptions::memory_fraction must be in (0, 1], not " +
+                  std::to_string(options.memory_fraction));
+    want = static_cast<std::size_t>(options.memory_fraction * static_cast<double>(free)) / pool_granularity *
+           pool_granularity;
+  }
+  if (want < (std::size_t{1} << 20) || want > free)
+    throw Error("device " + name() + ": a device pool of " + format_bytes(want) + " was asked for, but " +
+                format_bytes(free) + " of the GPU's " + format_bytes(total_memory_) +
+                " are free; set CudaOptions::memory_bytes (at least 1MiB) or memory_fraction to fit");
+  void* region = nullptr;
+  cuda_check(cudaMalloc(&region, want), [&] {
+    return "device " + name() + ": reserving the device pool of " + format_bytes(want) + " with cudaMalloc (" +
+           format_bytes(free) + " free)";
+  });
+  memory_.reset(region);
+  memory_bytes_ = want;
+  pool_ = std::make_unique<PoolAllocator>(region, want, name(), shared_pool_options());
+
+  if (options.pinned_host_bytes > 0) {
+    void* host = nullptr;
+    // Portable: pinned for every GPU, so a buffer staged here copies at full speed to any of them.
+    cuda_check(cudaHostAlloc(&host, options.pinned_host_bytes, cudaHostAllocPortable), [&] {
+      return "device " + name() + ": reserving the pinned host pool of " + format_bytes(options.pinned_host_bytes) +
+             " with cudaHostAlloc";
+    });
+    pinned_.reset(host);
+    pinned_pool_ = std::make_unique<PoolAllocator>(host, options.pinned_host_bytes, name() + " pinned host",
+                                                   shared_pool_options());
+  }
+
+  events_ = CudaEventPool::create(ordinal, name(), initial_events);
+  for (std::size_t i = 0; i < options.compute_streams; ++i)
+    compute_.push_back(
+        std::make_unique<CudaStream>(this, StreamRole::compute, name() + "/compute" + std::to_string(i), events_));
+  copy_[0] = std::make_unique<CudaStream>(this, StreamRole::copy_host_to_device, name() + "/h2d", events_);
+  copy_[1] = std::make_unique<CudaStream>(this, StreamRole::copy_device_to_host, name() + "/d2h", events_);
+  copy_[2] = std::make_unique<CudaStream>(this, StreamRole::copy_device_to_device, name() + "/d2d", events_);
+}
+
+CudaDevice::~CudaDevice() {
+  // Streams finish their queues before the memory they may still touch goes away.
+  compute_.clear();
+  for (auto& c : copy_) c.reset();
+}
+
+void* CudaDevice::allocate(std::size_t bytes) { return pool_->allocate(bytes); }
+void* CudaDevice::try_allocate(std::size_t bytes) { return pool_->try_allocate(bytes); }
+void CudaDevice::deallocate(void* p, std::size_t bytes) { pool_->deallocate(p, bytes); }
+
+void* CudaDevice::try_allocate_pinned_host(std::size_t bytes) {
+  return pinned_pool_ ? pinned_pool_->try_allocate(bytes) : nullptr;
+}
+
+void CudaDevice::deallocate_pinned_host(void* p, std::size_t bytes) {
+  if (p == nullptr) return;
+  if (!pinned_pool_)
+    throw Error("device " + name() + " has no pinned host pool, so it cannot take back " + format_bytes(bytes));
+  pinned_pool_->deallocate(p, bytes);
+}
+
+bool CudaDevice::owns(const void* p) const noexcept {
+  auto* b = static_cast<const std::byte*>(p);
+  auto* base = static_cast<const std::byte*>(memory_.get());
+  return b >= base && b < base + memory_bytes_;
+}
+
+void CudaDevice::copy_async(void* dst, const void* src, std::size_t bytes, CopyDirection direction, Stream& stream) {
+  if (&stream.device() != this)
+    throw Error("copy on device " + name() + " was given stream " + stream.name() + " of another device");
+  const bool dst_here = owns(dst), src_here = owns(src);
+  const bool ok = (direction == CopyDirection::host_to_device && dst_here && !src_here) ||
+                  (direction == CopyDirection::device_to_host && src_here && !dst_here) ||
+                  (direction == CopyDirection::device_to_device && (dst_here || src_here));
+  auto what = [&] {
+    return "device " + name() + ": copy " + direction_name(direction) + " of " + format_bytes(bytes) + " on stream " +
+           stream.name();
+  };
+  if (!ok)
+    throw Error(what() + ": the pointers do not match the direction (destination " + (dst_here ? "is" : "is not") +
+                " in this device's pool, source " + (src_here ? "is" : "is not") + ")");
+  if (bytes == 0) return;
+  // Every stream of this device is a CudaStream: the check above made sure it is ours.
+  cudaStream_t s = static_cast<CudaStream&>(stream).cuda_stream();
+  CudaDeviceScope scope(ordinal());
+  if (direction == CopyDirection::device_to_device && !(dst_here && src_here)) {
+    const void* remote = dst_here ? src : dst;
+    cudaPointerAttributes attributes{};
+    cuda_check(cudaPointerGetAttributes(&attributes, remote),
+               [&] { return what() + ": locating the other GPU's pointer"; });
+    if (attributes.type != cudaMemoryTypeDevice)
+      throw Error(what() + ": one side is this device's memory, the other is not memory of any GPU");
+    const int remote_device = attributes.device;
+    // A peer copy: direct over NVLink/PCIe where peer access is on, staged by the driver else.
+    cuda_check(cudaMemcpyPeerAsync(dst, dst_here ? ordinal() : remote_device, src, src_here ? ordinal() : remote_device,
+                                   bytes, s),
+               what);
+    return;
+  }
+  const cudaMemcpyKind kind = direction == CopyDirection::host_to_device   ? cudaMemcpyHostToDevice
+                              : direction == CopyDirection::device_to_host ? cudaMemcpyDeviceToHost
+                                                                           : cudaMemcpyDeviceToDevice;
+  cuda_check(cudaMemcpyAsync(dst, src, bytes, kind, s), what);
+}
+
+void CudaDevice::make_current() {
+  cuda_check(cudaSetDevice(ordinal()), [&] { return "making " + name() + " the current device"; });
+}
+
+std::string CudaDevice::summary() const {
+  std::string out = model_ + ", compute capability " + std::to_string(cc_major_) + "." + std::to_string(cc_minor_) +
+                    ", " + format_bytes(total_memory_) + " on the GPU, pinned host pool " +
+                    format_bytes(pinned_host_capacity());
+  if (!peers_.empty()) {
+    out += ", peer access to";
+    for (int p : peers_) out += " cuda:" + std::to_string(p);
+  }
+  return out;
+}
+
+}  // namespace tessera::detail
