@@ -3,6 +3,7 @@
 // event its work ends with in the current run, and the device nodes it depends on, whose
 // events it waits for on the device rather than on the host.
 
+#include <tessera/device/device.hpp>
 #include <tessera/device/stream.hpp>
 
 #include <vector>

@@ -221,6 +221,8 @@ Node* ExecutorImpl::issue_device_node(Node* node, Topology* topo, Worker& w) {
   const auto begin = tracing ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
   bool issued = false;
   try {
+    // Kernel launches in the body go to the stream's GPU, whichever GPU this worker used last.
+    d.stream->device().make_current();
     // Device-side waits: the stream, not this worker, waits for work on other streams.
     for (Node* p : d.device_predecessors)
       if (p->device_->stream != d.stream) d.stream->wait(p->device_->issued);
