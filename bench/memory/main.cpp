@@ -5,6 +5,9 @@
 #include "common/report.hpp"
 #include "copies.hpp"
 #include "device_nodes.hpp"
+#ifdef TESSERA_BENCH_HAVE_CUDA
+#include "cuda_benchmarks.hpp"
+#endif
 
 #include <tessera/memory/arena.hpp>
 #include <tessera/memory/bytes.hpp>
@@ -179,5 +182,8 @@ int main(int argc, char** argv) {
   report.add({"scratch-64-per-reset", "Arena", "per-block", arena_ns, "ns", "malloc-free", malloc_ns, 0});
   tessera::bench::run_copy_benchmarks(report, args.quick);
   tessera::bench::run_device_node_benchmarks(report, args.quick);
+#ifdef TESSERA_BENCH_HAVE_CUDA
+  tessera::bench::run_cuda_benchmarks(report, args.quick);
+#endif
   report.write_json(args.json);
 }
