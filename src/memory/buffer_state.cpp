@@ -1,0 +1,147 @@
+// Buffer accesses: device-side prepare/finish, host request/release, and the bookkeeping that
+// makes later accesses follow earlier ones. Validity changes in call order; the copies and
+// kernels it stands for run asynchronously, ordered by events.
+#include "buffer_state.hpp"
+
+#include <tessera/core/error.hpp>
+#include <tessera/device/device.hpp>
+
+#include <algorithm>
+
+namespace tessera::detail {
+
+BufferState::BufferState(std::shared_ptr<MemoryCore> c, std::size_t n, std::size_t bytes_per_row, std::string label)
+    : core(std::move(c)),
+      name(std::move(label)),
+      rows(n),
+      row_bytes(bytes_per_row),
+      bytes(n * bytes_per_row),
+      replicas(core->num_spaces()) {}
+
+BufferState::~BufferState() {
+  // Every copy and access that used a replica held a reference until its stream passed it, so
+  // nothing runs on these replicas any more.
+  for (std::size_t space = 0; space < replicas.size(); ++space) free_replica(space);
+}
+
+void* BufferState::prepare(std::size_t space, Stream& stream, Access mode, RowRange r) {
+  std::lock_guard lock(mutex);
+  check_space(space, "prepare");
+  const Call call{"prepare", space, &stream, mode, r};
+  check_rows(call);
+  check_stream(call);
+  check_conflicts(call);
+  if (access_reads(mode)) check_written(call);
+
+  ensure_replica(space);
+  if (space != 0) core->touch(*this, space);
+  if (access_reads(mode)) make_valid(space, r);
+  Replica& replica = replicas[space];
+  // The copies just enqueued are pending writes of this replica, so the kernel waits for them.
+  wait_for(stream, replica, r, access_writes(mode));
+  in_flight_.push_back({space, &stream, mode, r});
+  return replica.data;
+}
+
+void BufferState::finish(std::size_t space, Stream& stream, Access mode, RowRange r) {
+  std::lock_guard lock(mutex);
+  check_space(space, "finish");
+  auto it = std::find_if(in_flight_.begin(), in_flight_.end(), [&](const AccessInFlight& a) {
+    return a.space == space && a.stream == &stream && a.mode == mode && a.rows == r;
+  });
+  if (it == in_flight_.end()) {
+    std::string open;
+    for (const AccessInFlight& a : in_flight_)
+      open += (open.empty() ? "" : "; ") + describe({"prepare", a.space, a.stream, a.mode, a.rows});
+    throw Error("Buffer '" + name + "': " + describe({"finish", space, &stream, mode, r}) +
+                " matches no access in flight (" + (open.empty() ? std::string("none is") : "in flight: " + open) +
+                "); call finish once per prepare, with the same space, stream, mode and rows");
+  }
+  in_flight_.erase(it);
+
+  const Event done = stream.record();
+  Replica& replica = replicas[space];
+  if (access_writes(mode)) {
+    replica.valid.add(r);
+    for (std::size_t other = 0; other < replicas.size(); ++other)
+      if (other != space) replicas[other].valid.subtract(r);
+  }
+  record(replica, r, done, &stream, access_writes(mode));
+  keep_alive_until(stream);
+}
+
+std::future<void*> BufferState::request(Access mode, RowRange r) {
+  std::lock_guard lock(mutex);
+  const Call call{"request", 0, nullptr, mode, r};
+  check_rows(call);
+  if (hold_)
+    throw Error("Buffer '" + name + "': " + describe(call) + ": the host already holds request(" +
+                std::string(to_string(hold_->mode)) + ", rows " + hold_->rows.to_string() +
+                "); one host hold per buffer at a time: call release() first");
+  check_conflicts(call);
+  if (access_reads(mode)) check_written(call);
+
+  ensure_replica(0);
+  if (access_reads(mode)) make_valid(0, r);
+  Replica& host = replicas[0];
+
+  // The host may touch the rows once the stream work writing them (copies in) has run, and,
+  // when it writes, once the work reading them (copies out) has too.
+  std::erase_if(host.pending, [](const PendingWork& w) { return w.done.ready(); });
+  std::vector<const PendingWork*> before;
+  for (const PendingWork& w : host.pending)
+    if (w.rows.overlaps(r) && (w.writes || access_writes(mode))) before.push_back(&w);
+
+  if (access_writes(mode)) {
+    host.valid.add(r);
+    for (std::size_t other = 1; other < replicas.size(); ++other) replicas[other].valid.subtract(r);
+  }
+  hold_ = HostHold{mode, r};
+
+  auto promise = std::make_shared<std::promise<void*>>();
+  std::future<void*> future = promise->get_future();
+  void* base = host.data;
+  if (before.empty()) {
+    promise->set_value(base);
+  } else {
+    // One stream waits (on the device) for the others, then fulfils the promise from its callback,
+    // so the host thread never blocks here.
+    Stream& last = *before.back()->stream;
+    for (const PendingWork* w : before)
+      if (w->stream != &last) last.wait(w->done);
+    last.then([promise, base] { promise->set_value(base); });
+  }
+  return future;
+}
+
+void BufferState::release() {
+  std::lock_guard lock(mutex);
+  if (!hold_)
+    throw Error("Buffer '" + name +
+                "': release() without a host hold; call request(mode, rows) first, and release() once per request");
+  hold_.reset();
+}
+
+RowRanges BufferState::valid_rows(std::size_t space) const {
+  std::lock_guard lock(mutex);
+  check_space(space, "valid_rows");
+  return replicas[space].valid;
+}
+
+bool BufferState::has_replica(std::size_t space) const {
+  std::lock_guard lock(mutex);
+  check_space(space, "has_replica");
+  return replicas[space].data != nullptr;
+}
+
+TransferStats BufferState::transferred() const {
+  std::lock_guard lock(mutex);
+  return transferred_;
+}
+
+bool BufferState::evictable(std::size_t space) const {
+  if (hold_) return false;
+  return std::none_of(in_flight_.begin(), in_flight_.end(), [&](const AccessInFlight& a) { return a.space == space; });
+}
+
+}  // namespace tessera::detail

@@ -1,0 +1,121 @@
+#pragma once
+// What a Buffer handle points to: the replicas, their validity, the work in flight on them, and
+// the rules that keep them coherent. Shared by every handle and by every transfer or access in
+// flight (a stream callback holds a reference until the stream has passed the work), so the
+// memory outlives whatever still uses it.
+
+#include "memory_core.hpp"
+
+#include <tessera/device/stream.hpp>
+#include <tessera/memory/access.hpp>
+#include <tessera/memory/row_ranges.hpp>
+
+#include <cstddef>
+#include <future>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace tessera::detail {
+
+/// Work on a stream that reads or writes some rows of a replica and may not have run yet.
+/// Later work that conflicts with it waits for `done` on the device.
+struct PendingWork {
+  RowRange rows;
+  Event done;
+  Stream* stream;
+  bool writes;
+};
+
+struct Replica {
+  std::byte* data = nullptr;
+  bool pinned = false;  // a host replica from the first accelerator's pinned pool
+  RowRanges valid;
+  std::vector<PendingWork> pending;  // in record order
+  LruList::iterator lru{};           // device replicas only; guarded by MemoryCore's mutex
+};
+
+/// An access between prepare and finish.
+struct AccessInFlight {
+  std::size_t space;
+  Stream* stream;
+  Access mode;
+  RowRange rows;
+};
+
+struct HostHold {
+  Access mode;
+  RowRange rows;
+};
+
+class BufferState : public std::enable_shared_from_this<BufferState> {
+ public:
+  BufferState(std::shared_ptr<MemoryCore> core, std::size_t rows, std::size_t row_bytes, std::string name);
+  ~BufferState();
+  BufferState(const BufferState&) = delete;
+  BufferState& operator=(const BufferState&) = delete;
+
+  // The bodies of Buffer's members; each takes the mutex.
+  void* prepare(std::size_t space, Stream& stream, Access mode, RowRange rows);
+  void finish(std::size_t space, Stream& stream, Access mode, RowRange rows);
+  std::future<void*> request(Access mode, RowRange rows);
+  void release();
+  RowRanges valid_rows(std::size_t space) const;
+  bool has_replica(std::size_t space) const;
+  TransferStats transferred() const;
+
+  // For MemoryCore's eviction, with `mutex` held by the evicting thread.
+  /// No access in flight on the replica and no host hold: nothing would notice it vanish.
+  bool evictable(std::size_t space) const;
+  /// Copies the rows only this replica holds to the host, waits for all work on the replica,
+  /// and frees it. Returns the bytes written back.
+  std::size_t evict(std::size_t space);
+
+  const std::shared_ptr<MemoryCore> core;
+  const std::string name;
+  const std::size_t rows;
+  const std::size_t row_bytes;
+  const std::size_t bytes;
+  mutable std::mutex mutex;
+  std::vector<Replica> replicas;  // by space
+
+ private:
+  // Checks (buffer_checks.cpp): each throws tessera::Error saying what was wrong and what to do.
+  // The call is described only when a check fails, so the common path formats nothing.
+  struct Call {
+    const char* what;  // "prepare", "finish", "request"
+    std::size_t space;
+    const Stream* stream;  // null for the host's request
+    Access mode;
+    RowRange rows;
+  };
+  std::string describe(const Call& call) const;
+  void check_space(std::size_t space, const char* what) const;
+  void check_rows(const Call& call) const;
+  void check_stream(const Call& call) const;
+  void check_conflicts(const Call& call) const;
+  void check_written(const Call& call) const;
+
+  // Coherence (replica_transfers.cpp).
+  void ensure_replica(std::size_t space);
+  void free_replica(std::size_t space);
+  /// Copies into `space` every row of `r` it lacks, each from the best replica holding it.
+  void make_valid(std::size_t space, RowRange r);
+  std::vector<std::size_t> sources_for(std::size_t space) const;
+  /// One copy, or two through the host between devices of different kinds.
+  void transfer(std::size_t from, std::size_t to, RowRange r);
+  void copy(std::size_t from, std::size_t to, RowRange r);
+  /// Makes `stream` wait on the device for pending work on `r` of `replica`: its writes, and
+  /// its reads too when the new work writes.
+  void wait_for(Stream& stream, Replica& replica, RowRange r, bool include_reads);
+  void record(Replica& replica, RowRange r, const Event& done, Stream* stream, bool writes);
+  void keep_alive_until(Stream& stream);
+
+  std::vector<AccessInFlight> in_flight_;
+  std::optional<HostHold> hold_;
+  TransferStats transferred_;
+};
+
+}  // namespace tessera::detail
