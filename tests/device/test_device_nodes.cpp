@@ -3,10 +3,12 @@
 // order; other stream or device: a device-side wait), CPU successors when the work has run.
 #include <tessera/core/error.hpp>
 #include <tessera/device/device_set.hpp>
+#include <tessera/memory/buffer.hpp>
 #include <tessera/sched/executor.hpp>
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <future>
@@ -205,4 +207,48 @@ TEST(DeviceNodes, ADeviceNodeCannotBeMadeCpuKind) {
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("sim:0/compute0"), std::string::npos) << e.what();
   }
+}
+
+// The example of docs/devices.md: keep the text between the DOC markers identical to the docs.
+TEST(DeviceNodes, DocExample) {
+  // DOC device-nodes begin
+  auto devices = tessera::DeviceSet::select("sim:2:64MiB");
+  tessera::ExecutorOptions options;
+  options.num_devices = devices.num_accelerators();  // GPU-priority workers = devices + 1
+  tessera::Executor ex(options);
+  tessera::MemoryManager memory(devices);  // space 0: host, 1: sim:0, 2: sim:1
+  const std::size_t n = 1 << 16;
+  tessera::Buffer x(memory, 64, n / 64 * sizeof(float), "x");  // 64 rows of 1024 floats
+
+  tessera::NodeGraph g("pipeline");
+  auto& fill = g.emplace([&] {
+    auto* h = static_cast<float*>(x.request(tessera::Access::write).get());
+    std::fill_n(h, n, 1.0f);
+    x.release();
+  }).name("fill");
+  auto& scale = g.emplace_on(devices.accelerator(0).compute_stream(0), [&](tessera::Stream& s) {
+    auto* d = static_cast<float*>(x.prepare(1, s, tessera::Access::read_write));  // copies in first
+    s.enqueue_host([d, n] { for (std::size_t i = 0; i < n; ++i) d[i] *= 3.0f; }, "scale");
+    x.finish(1, s, tessera::Access::read_write);
+  }).name("scale");
+  auto& add = g.emplace_on(devices.accelerator(1).compute_stream(0), [&](tessera::Stream& s) {
+    auto* d = static_cast<float*>(x.prepare(2, s, tessera::Access::read_write));  // sim:0 -> sim:1
+    s.enqueue_host([d, n] { for (std::size_t i = 0; i < n; ++i) d[i] += 1.0f; }, "add");
+    x.finish(2, s, tessera::Access::read_write);
+  }).name("add");
+  float first = 0.0f;
+  auto& check = g.emplace([&] {
+    first = static_cast<float*>(x.request(tessera::Access::read).get())[0];  // copies back
+    x.release();
+  }).name("check");
+  fill.precede(scale);
+  scale.precede(add);  // add is issued as soon as scale is enqueued; sim:1 waits on the device
+  add.precede(check);  // check runs once add's work has run
+  ex.run(g).get();     // first == 4
+  // DOC device-nodes end
+  EXPECT_EQ(first, 4.0f);
+  const auto moved = memory.stats().transferred;
+  EXPECT_EQ(moved.host_to_device, n * sizeof(float));
+  EXPECT_EQ(moved.device_to_device, n * sizeof(float));
+  EXPECT_EQ(moved.device_to_host, n * sizeof(float));
 }
