@@ -80,6 +80,23 @@ public:
 protected:
   Device(DeviceKind kind, int ordinal, std::string name) : kind_(kind), ordinal_(ordinal), name_(std::move(name)) {}
 
+  /// Creates `compute` compute streams and one copy stream per direction, named
+  /// "<device>/compute0", ..., "<device>/h2d", "/d2h", "/d2d"; `make(role, name)` builds one.
+  template <class MakeStream>
+  void create_streams(std::size_t compute, MakeStream make) {
+    for (std::size_t i = 0; i < compute; ++i)
+      compute_.push_back(make(StreamRole::compute, name_ + "/compute" + std::to_string(i)));
+    copy_[0] = make(StreamRole::copy_host_to_device, name_ + "/h2d");
+    copy_[1] = make(StreamRole::copy_device_to_host, name_ + "/d2h");
+    copy_[2] = make(StreamRole::copy_device_to_device, name_ + "/d2d");
+  }
+  /// Backends call this first in their destructor: streams finish their queues before the
+  /// memory they may still touch goes away.
+  void destroy_streams() noexcept {
+    compute_.clear();
+    for (auto& c : copy_) c.reset();
+  }
+
   std::vector<std::unique_ptr<Stream>> compute_;
   std::unique_ptr<Stream> copy_[3];
 

@@ -85,19 +85,12 @@ CudaDevice::CudaDevice(int ordinal, const CudaOptions& options)
   }
 
   events_ = CudaEventPool::create(ordinal, name(), initial_events);
-  for (std::size_t i = 0; i < options.compute_streams; ++i)
-    compute_.push_back(
-        std::make_unique<CudaStream>(this, StreamRole::compute, name() + "/compute" + std::to_string(i), events_));
-  copy_[0] = std::make_unique<CudaStream>(this, StreamRole::copy_host_to_device, name() + "/h2d", events_);
-  copy_[1] = std::make_unique<CudaStream>(this, StreamRole::copy_device_to_host, name() + "/d2h", events_);
-  copy_[2] = std::make_unique<CudaStream>(this, StreamRole::copy_device_to_device, name() + "/d2d", events_);
+  create_streams(options.compute_streams, [this](StreamRole role, std::string stream_name) {
+    return std::make_unique<CudaStream>(this, role, std::move(stream_name), events_);
+  });
 }
 
-CudaDevice::~CudaDevice() {
-  // Streams finish their queues before the memory they may still touch goes away.
-  compute_.clear();
-  for (auto& c : copy_) c.reset();
-}
+CudaDevice::~CudaDevice() { destroy_streams(); }
 
 void* CudaDevice::allocate(std::size_t bytes) { return pool_->allocate(bytes); }
 void* CudaDevice::try_allocate(std::size_t bytes) { return pool_->try_allocate(bytes); }

@@ -35,10 +35,9 @@ std::size_t physical_memory() {
 }  // namespace
 
 HostDevice::HostDevice() : Device(DeviceKind::host, 0, "host"), capacity_(physical_memory()) {
-  compute_.push_back(std::make_unique<HostStream>(this, StreamRole::compute, "host/compute0"));
-  copy_[0] = std::make_unique<HostStream>(this, StreamRole::copy_host_to_device, "host/h2d");
-  copy_[1] = std::make_unique<HostStream>(this, StreamRole::copy_device_to_host, "host/d2h");
-  copy_[2] = std::make_unique<HostStream>(this, StreamRole::copy_device_to_device, "host/d2d");
+  create_streams(1, [this](StreamRole role, std::string stream_name) {
+    return std::make_unique<HostStream>(this, role, std::move(stream_name));
+  });
 }
 
 void* HostDevice::try_allocate(std::size_t bytes) {

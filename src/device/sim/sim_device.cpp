@@ -23,18 +23,12 @@ SimDevice::SimDevice(int ordinal, const SimDeviceOptions& options)
   PoolOptions pool_options;
   pool_options.thread_cache_bytes = 0;
   pool_ = std::make_unique<PoolAllocator>(memory_.get(), options.memory_bytes, name(), pool_options);
-  for (std::size_t i = 0; i < options.compute_streams; ++i)
-    compute_.push_back(std::make_unique<SimStream>(this, StreamRole::compute, name() + "/compute" + std::to_string(i)));
-  copy_[0] = std::make_unique<SimStream>(this, StreamRole::copy_host_to_device, name() + "/h2d");
-  copy_[1] = std::make_unique<SimStream>(this, StreamRole::copy_device_to_host, name() + "/d2h");
-  copy_[2] = std::make_unique<SimStream>(this, StreamRole::copy_device_to_device, name() + "/d2d");
+  create_streams(options.compute_streams, [this](StreamRole role, std::string stream_name) {
+    return std::make_unique<SimStream>(this, role, std::move(stream_name));
+  });
 }
 
-SimDevice::~SimDevice() {
-  // Streams finish their queues before the memory they may still touch goes away.
-  compute_.clear();
-  for (auto& c : copy_) c.reset();
-}
+SimDevice::~SimDevice() { destroy_streams(); }
 
 void* SimDevice::allocate(std::size_t bytes) { return pool_->allocate(bytes); }
 void* SimDevice::try_allocate(std::size_t bytes) { return pool_->try_allocate(bytes); }
