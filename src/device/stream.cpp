@@ -2,6 +2,7 @@
 
 #include <tessera/core/error.hpp>
 #include <tessera/device/device.hpp>
+#include <tessera/memory/bytes.hpp>
 
 namespace tessera {
 
@@ -26,6 +27,19 @@ Stream& Device::compute_stream(std::size_t i) {
     throw Error("device " + name() + " has " + std::to_string(compute_.size()) + " compute streams; stream " +
                 std::to_string(i) + " does not exist");
   return *compute_[i];
+}
+
+void Device::check_copy(bool dst_here, bool src_here, std::size_t bytes, CopyDirection direction,
+                        const Stream& stream) const {
+  if (&stream.device() != this)
+    throw Error("copy on device " + name() + " was given stream " + stream.name() + " of another device");
+  const bool ok = (direction == CopyDirection::host_to_device && dst_here && !src_here) ||
+                  (direction == CopyDirection::device_to_host && src_here && !dst_here) ||
+                  (direction == CopyDirection::device_to_device && (dst_here || src_here));
+  if (!ok)
+    throw Error("copy of " + format_bytes(bytes) + " on device " + name() + " (stream " + stream.name() +
+                "): the pointers do not match the direction (destination " + (dst_here ? "is" : "is not") +
+                " in this device's memory, source " + (src_here ? "is" : "is not") + ")");
 }
 
 void Device::synchronize() {

@@ -90,6 +90,10 @@ protected:
     copy_[1] = make(StreamRole::copy_device_to_host, name_ + "/d2h");
     copy_[2] = make(StreamRole::copy_device_to_device, name_ + "/d2d");
   }
+  /// The checks every backend's copy_async makes: `stream` is this device's, and the pointers
+  /// that lie in this device's memory (`dst_here`, `src_here`) match `direction`. Throws
+  /// tessera::Error naming the copy otherwise.
+  void check_copy(bool dst_here, bool src_here, std::size_t bytes, CopyDirection direction, const Stream& stream) const;
   /// Backends call this first in their destructor: streams finish their queues before the
   /// memory they may still touch goes away.
   void destroy_streams() noexcept {

@@ -114,19 +114,12 @@ bool CudaDevice::owns(const void* p) const noexcept {
 }
 
 void CudaDevice::copy_async(void* dst, const void* src, std::size_t bytes, CopyDirection direction, Stream& stream) {
-  if (&stream.device() != this)
-    throw Error("copy on device " + name() + " was given stream " + stream.name() + " of another device");
   const bool dst_here = owns(dst), src_here = owns(src);
-  const bool ok = (direction == CopyDirection::host_to_device && dst_here && !src_here) ||
-                  (direction == CopyDirection::device_to_host && src_here && !dst_here) ||
-                  (direction == CopyDirection::device_to_device && (dst_here || src_here));
+  check_copy(dst_here, src_here, bytes, direction, stream);
   auto what = [&] {
     return "device " + name() + ": copy " + direction_name(direction) + " of " + format_bytes(bytes) + " on stream " +
            stream.name();
   };
-  if (!ok)
-    throw Error(what() + ": the pointers do not match the direction (destination " + (dst_here ? "is" : "is not") +
-                " in this device's pool, source " + (src_here ? "is" : "is not") + ")");
   if (bytes == 0) return;
   // Every stream of this device is a CudaStream: the check above made sure it is ours.
   cudaStream_t s = static_cast<CudaStream&>(stream).cuda_stream();

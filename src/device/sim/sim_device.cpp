@@ -40,16 +40,8 @@ bool SimDevice::owns(const void* p) const noexcept {
 }
 
 void SimDevice::copy_async(void* dst, const void* src, std::size_t bytes, CopyDirection direction, Stream& stream) {
-  if (&stream.device() != this)
-    throw Error("copy on device " + name() + " was given stream " + stream.name() + " of another device");
   const bool dst_here = owns(dst), src_here = owns(src);
-  const bool ok = (direction == CopyDirection::host_to_device && dst_here && !src_here) ||
-                  (direction == CopyDirection::device_to_host && src_here && !dst_here) ||
-                  (direction == CopyDirection::device_to_device && (dst_here || src_here));
-  if (!ok)
-    throw Error("copy of " + format_bytes(bytes) + " on device " + name() +
-                ": the pointers do not match the direction (destination " + (dst_here ? "is" : "is not") +
-                " on this device, source " + (src_here ? "is" : "is not") + ")");
+  check_copy(dst_here, src_here, bytes, direction, stream);
   static constexpr const char* direction_names[] = {"copy h2d ", "copy d2h ", "copy d2d "};
   std::string label = direction_names[static_cast<int>(direction)] + format_bytes(bytes);
   stream.enqueue_host([dst, src, bytes, o = options_] {
