@@ -1,0 +1,85 @@
+#pragma once
+// Block-level kernel arguments: what for_each turns each argument into once a block's memory
+// is in place, and what each becomes for one site (an iterator, or the value itself).
+
+#include <cstddef>
+#include <type_traits>
+
+#include "tessera/core/host_device.hpp"
+#include "tessera/core/index.hpp"
+#include "tessera/layout/layout.hpp"
+#include "tessera/tensor/block_geometry.hpp"
+#include "tessera/tensor/block_iterator.hpp"
+#include "tessera/tensor/indexed_iterator.hpp"
+
+namespace tessera::detail {
+
+/// A tensor argument: one block's memory on the device the kernel runs on.
+template <typename T, std::size_t D, Layout L>
+struct TensorBlockArg {
+  using value_type = T;
+  using layout = L;
+  static constexpr std::size_t dims = D;
+  std::byte* data;
+  BlockGeometry<D> geometry;
+};
+/// A tensor argument staged in shared memory (or per-tile scratch on the CPU). On CUDA the stage
+/// is `stage` (a full launch tile plus padding) at `stage_offset` bytes into dynamic shared memory.
+template <typename T, std::size_t D, Layout L>
+struct SharedBlockArg {
+  using value_type = T;
+  using layout = L;
+  static constexpr std::size_t dims = D;
+  std::byte* data;
+  BlockGeometry<D> geometry;
+  BlockGeometry<D> stage{};
+  std::size_t stage_offset = 0;
+};
+/// Anything else: passed to the kernel by value.
+template <typename V>
+struct ValueArg {
+  V value;
+};
+
+template <typename A>
+struct is_tensor_block_arg : std::false_type {};
+template <typename T, std::size_t D, Layout L>
+struct is_tensor_block_arg<TensorBlockArg<T, D, L>> : std::true_type {};
+template <typename A>
+struct is_shared_block_arg : std::false_type {};
+template <typename T, std::size_t D, Layout L>
+struct is_shared_block_arg<SharedBlockArg<T, D, L>> : std::true_type {};
+
+/// The iterator at block-local `local` (tensors), or the value.
+template <typename T, std::size_t D, Layout L>
+TESSERA_HOST_DEVICE TESSERA_FORCE_INLINE IndexedIterator<T, D, L> site_arg(const TensorBlockArg<T, D, L>& a,
+                                                                          const LaunchShape<D>& launch,
+                                                                          const Index<D>& local) noexcept {
+  return IndexedIterator<T, D, L>(a.data, a.geometry, launch, local);
+}
+template <typename V, std::size_t D>
+TESSERA_HOST_DEVICE TESSERA_FORCE_INLINE const V& site_arg(const ValueArg<V>& a, const LaunchShape<D>&,
+                                                          const Index<D>&) noexcept {
+  return a.value;
+}
+
+/// Moves a row-start iterator `n` sites along x (values pass through).
+template <typename T, std::size_t D, Layout L>
+TESSERA_HOST_DEVICE TESSERA_FORCE_INLINE IndexedIterator<T, D, L> along_x(const IndexedIterator<T, D, L>& it,
+                                                                         std::ptrdiff_t n) noexcept {
+  return it.offset(0, n);
+}
+template <typename V>
+TESSERA_HOST_DEVICE TESSERA_FORCE_INLINE const V& along_x(const V& v, std::ptrdiff_t) noexcept {
+  return v;
+}
+template <typename T, std::size_t D, Layout L>
+TESSERA_HOST_DEVICE TESSERA_FORCE_INLINE IndexedIterator<T, D, L> tile_aligned(const IndexedIterator<T, D, L>& it) noexcept {
+  return it.tile_aligned();
+}
+template <typename V>
+TESSERA_HOST_DEVICE TESSERA_FORCE_INLINE const V& tile_aligned(const V& v) noexcept {
+  return v;
+}
+
+}  // namespace tessera::detail

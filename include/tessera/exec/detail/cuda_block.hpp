@@ -1,0 +1,116 @@
+#pragma once
+// The CUDA launch of one block: a grid of ExecOptions::block-shaped thread blocks over the
+// block's interior; each thread builds its iterators and runs the kernel where they are valid.
+// With `in_shared` arguments each thread block first stages its tile and the padding around it
+// in dynamic shared memory, synchronises, runs the kernel on BlockIterators over the stage, and
+// writes the tile's interior back. Only nvcc sees this file; plain C++ translation units get an
+// error at launch time instead (see for_each.hpp).
+
+#if defined(__CUDACC__)
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <cstdint>
+
+#include "tessera/core/box.hpp"
+#include "tessera/exec/detail/block_args.hpp"
+
+namespace tessera::detail {
+
+template <std::size_t D>
+__device__ TESSERA_FORCE_INLINE void cuda_tile(const Extent<D>& n, Index<D>& tile_lo, Index<D>& in_tile,
+                                               Extent<D>& tile) {
+  const unsigned bd[3] = {blockDim.x, blockDim.y, blockDim.z};
+  const unsigned bi[3] = {blockIdx.x, blockIdx.y, blockIdx.z};
+  const unsigned ti[3] = {threadIdx.x, threadIdx.y, threadIdx.z};
+  for (std::size_t d = 0; d < D; ++d) {
+    const bool launched = d < 3;
+    tile_lo.coords[d] = launched ? static_cast<std::int64_t>(bi[d]) * bd[d] : 0;
+    in_tile.coords[d] = launched ? ti[d] : 0;
+    const std::int64_t left = static_cast<std::int64_t>(n.sizes[d]) - tile_lo.coords[d];
+    const std::int64_t width = launched ? static_cast<std::int64_t>(bd[d]) : left;
+    tile.sizes[d] = static_cast<std::size_t>(left < width ? left : width);
+  }
+}
+
+template <std::size_t D, typename F, typename... A>
+__global__ void for_each_kernel(LaunchShape<D> launch, Extent<D> n, F kernel, A... args) {
+  Index<D> tile_lo, in_tile;
+  Extent<D> tile;
+  cuda_tile<D>(n, tile_lo, in_tile, tile);
+  const Index<D> local = tile_lo + in_tile;
+  if (!n.contains(local)) return;
+  kernel(site_arg(args, launch, local)...);
+}
+
+/// Copies a staged argument's tile between global and shared memory; threads of the block
+/// stride over its sites. Other arguments do nothing.
+template <typename A, std::size_t D>
+__device__ TESSERA_FORCE_INLINE void stage_copy(const A&, std::byte*, const Index<D>&, const Extent<D>&, bool) {}
+template <typename T, std::size_t D, Layout L>
+__device__ void stage_copy(const SharedBlockArg<T, D, L>& a, std::byte* shared_base, const Index<D>& tile_lo,
+                           const Extent<D>& tile, bool back) {
+  BlockView<T, D, L> global{a.data, a.geometry};
+  BlockView<T, D, L> shared{shared_base + a.stage_offset, a.stage};
+  const Box<D> box = back ? Box<D>(tile) : Box<D>(tile).grown(a.geometry.padding);
+  const Extent<D> e = box.extent();
+  const std::size_t count = e.volume();
+  const std::size_t threads = static_cast<std::size_t>(blockDim.x) * blockDim.y * blockDim.z;
+  const std::size_t me = threadIdx.x + blockDim.x * (threadIdx.y + static_cast<std::size_t>(blockDim.y) * threadIdx.z);
+  for (std::size_t i = me; i < count; i += threads) {
+    const Index<D> p = e.delinear(i) + box.lo;
+    if (back)
+      global.at(p + tile_lo) = shared.at(p);
+    else
+      shared.at(p) = global.at(p + tile_lo);
+  }
+}
+
+template <typename A, std::size_t D>
+__device__ TESSERA_FORCE_INLINE decltype(auto) shared_site_arg(const A& a, std::byte*, const LaunchShape<D>& launch,
+                                                               const Index<D>&, const Index<D>& local) {
+  return site_arg(a, launch, local);
+}
+template <typename T, std::size_t D, Layout L>
+__device__ TESSERA_FORCE_INLINE BlockIterator<T, D, L> shared_site_arg(const SharedBlockArg<T, D, L>& a,
+                                                                       std::byte* shared_base, const LaunchShape<D>&,
+                                                                       const Index<D>& in_tile, const Index<D>&) {
+  return BlockIterator<T, D, L>(shared_base + a.stage_offset, a.stage, in_tile);
+}
+
+template <std::size_t D, typename F, typename... A>
+__global__ void for_each_shared_kernel(LaunchShape<D> launch, Extent<D> n, F kernel, A... args) {
+  extern __shared__ __align__(128) unsigned char tessera_stage[];
+  std::byte* stage = reinterpret_cast<std::byte*>(tessera_stage);
+  Index<D> tile_lo, in_tile;
+  Extent<D> tile;
+  cuda_tile<D>(n, tile_lo, in_tile, tile);
+  (stage_copy(args, stage, tile_lo, tile, false), ...);
+  __syncthreads();
+  const Index<D> local = tile_lo + in_tile;
+  if (n.contains(local)) kernel(shared_site_arg(args, stage, launch, in_tile, local)...);
+  __syncthreads();
+  (stage_copy(args, stage, tile_lo, tile, true), ...);
+}
+
+/// Launches the kernel over one block on `stream` (the caller made the device current).
+template <bool Shared, std::size_t D, typename F, typename... A>
+void launch_block_on_cuda(cudaStream_t stream, const unsigned (&block)[3], std::size_t shared_bytes,
+                          const LaunchShape<D>& launch, const Extent<D>& n, const F& kernel, const A&... args) {
+  dim3 threads(block[0], block[1], block[2]);
+  dim3 grid(1, 1, 1);
+  const std::size_t ext[3] = {n.sizes[0], D > 1 ? n.sizes[D > 1 ? 1 : 0] : 1, D > 2 ? n.sizes[D > 2 ? 2 : 0] : 1};
+  grid.x = static_cast<unsigned>((ext[0] + block[0] - 1) / block[0]);
+  grid.y = static_cast<unsigned>((ext[1] + block[1] - 1) / block[1]);
+  grid.z = static_cast<unsigned>((ext[2] + block[2] - 1) / block[2]);
+  if constexpr (Shared) {
+    for_each_shared_kernel<D, F, A...><<<grid, threads, shared_bytes, stream>>>(launch, n, kernel, args...);
+  } else {
+    for_each_kernel<D, F, A...><<<grid, threads, 0, stream>>>(launch, n, kernel, args...);
+  }
+}
+
+}  // namespace tessera::detail
+
+#endif

@@ -1,0 +1,208 @@
+#pragma once
+// for_each: run a kernel at every interior site of one or more tensors, each block on the
+// device that holds it (Ripple §5.2; targetDP's TLP + ILP on the CPU).
+//
+//   tessera::for_each(ex, [] TESSERA_HOST_DEVICE (auto x, auto y, float a) { *y += a * *x; },
+//                     x, y, 2.0f);
+//
+// Tensor arguments become IndexedIterators (or, wrapped in in_shared(t), BlockIterators over a
+// staged tile); every other argument is passed by value. Blocks on the host run as parallel
+// loops on the executor; blocks on a sim device run on its compute stream; blocks on a CUDA
+// device run as a grid launch, which needs this call to be compiled by nvcc (a .cu file) with
+// the kernel marked TESSERA_HOST_DEVICE. Each tensor block is accessed read-write through the
+// memory layer, so data moves to where the block runs and back only when needed. Returns once
+// every block is done.
+
+#include <cstddef>
+#include <functional>
+#include <string>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "tessera/core/error.hpp"
+#include "tessera/device/device.hpp"
+#include "tessera/device/stream.hpp"
+#include "tessera/exec/detail/block_launch.hpp"
+#include "tessera/exec/detail/cpu_block.hpp"
+#include "tessera/exec/detail/cpu_shared_block.hpp"
+#include "tessera/exec/detail/cuda_block.hpp"
+#include "tessera/exec/exec_options.hpp"
+#include "tessera/exec/tensor_concept.hpp"
+#include "tessera/memory/memory_manager.hpp"
+#include "tessera/sched/executor.hpp"
+
+namespace tessera {
+
+namespace detail {
+
+/// Holds host requests on a block's tensors and releases them on every exit path.
+class HostHolds {
+ public:
+  HostHolds() = default;
+  HostHolds(const HostHolds&) = delete;
+  HostHolds& operator=(const HostHolds&) = delete;
+  ~HostHolds() {
+    for (Buffer* b : held_) b->release();
+  }
+  std::byte* hold(Buffer& b, Access mode) {
+    void* p = b.request(mode).get();
+    held_.push_back(&b);
+    return static_cast<std::byte*>(p);
+  }
+
+ private:
+  std::vector<Buffer*> held_;
+};
+
+template <typename... A>
+constexpr bool any_in_shared() {
+  return (is_in_shared<std::remove_cvref_t<A>>::value || ...);
+}
+
+template <typename A0, typename... A>
+auto& first_tensor(A0& a0, A&... rest) {
+  if constexpr (is_tensor_argument<A0>())
+    return tensor_of(a0);
+  else
+    return first_tensor(rest...);
+}
+
+/// Places each staged argument's tile in dynamic shared memory; returns the bytes needed.
+template <std::size_t D, typename BA>
+void place_stage(BA& a, const Extent<D>& tile, std::size_t& offset) {
+  if constexpr (is_shared_block_arg<BA>::value) {
+    a.stage = make_block_geometry<typename BA::value_type, typename BA::layout>(Box<D>(tile), a.geometry.padding);
+    a.stage_offset = offset;
+    offset += (a.stage.bytes() + 127) / 128 * 128;
+  }
+}
+
+}  // namespace detail
+
+/// Runs `kernel` at every interior site of the tensor arguments (see the top of this file).
+/// Throws tessera::Error when no argument is a tensor, tensors differ in sizes, partitions or
+/// placement, or a block is on a CUDA device and this call was not compiled by nvcc.
+template <typename F, typename... A>
+  requires(!std::is_same_v<std::remove_cvref_t<F>, ExecOptions>)
+void for_each(Executor& executor, const ExecOptions& options, F&& kernel, A&&... args) {
+  constexpr const char* what = "tessera::for_each";
+  const std::size_t blocks = detail::check_same_blocks(what, args...);
+  auto& first = detail::first_tensor(args...);
+  constexpr std::size_t D = std::remove_cvref_t<decltype(first)>::dims;
+  for (std::size_t b = 0; b < blocks; ++b) {
+    auto check = [&](auto& a) {
+      if constexpr (detail::is_tensor_argument<decltype(a)>()) detail::check_block_matches(what, b, first, detail::tensor_of(a));
+    };
+    (check(args), ...);
+  }
+  constexpr bool shared = detail::any_in_shared<A...>();
+  MemoryManager& memory = first.memory();
+  LaunchShape<D> launch;
+  launch.global_size = first.size();
+  for (std::size_t d = 0; d < D; ++d) launch.block_size.sizes[d] = d < 3 && options.block[d] > 0 ? options.block[d] : 1;
+
+  // Device blocks first (they only enqueue), then host blocks, then wait for the devices.
+  std::vector<Event> pending;
+  for (std::size_t b = 0; b < blocks; ++b) {
+    const std::size_t space = first.space(b);
+    if (space == 0) continue;
+    Device& device = memory.device(space);
+    Stream& stream = device.compute_stream(b % device.num_compute_streams());
+    const Extent<D> n = first.geometry(b).interior.extent();
+    auto prepare = [&](auto& a) {
+      if constexpr (detail::is_tensor_argument<decltype(a)>()) {
+        void* p = detail::tensor_of(a).buffer(b).prepare(space, stream, Access::read_write);
+        return detail::block_arg(a, b, static_cast<std::byte*>(p));
+      } else {
+        return detail::block_arg(a, b, nullptr);
+      }
+    };
+    if (device.kind() == DeviceKind::cuda) {
+#if defined(__CUDACC__)
+      static_assert(D <= 3, "tessera::for_each on CUDA runs tensors of up to 3 dimensions");
+      device.make_current();
+      auto block_args = std::make_tuple(prepare(args)...);
+      unsigned threads[3] = {1, 1, 1};
+      for (std::size_t d = 0; d < D; ++d) threads[d] = static_cast<unsigned>(launch.block_size.sizes[d]);
+      std::size_t shared_bytes = 0;
+      Extent<D> tile;
+      for (std::size_t d = 0; d < D; ++d) tile.sizes[d] = launch.block_size.sizes[d];
+      std::apply([&](auto&... ba) { (detail::place_stage<D>(ba, tile, shared_bytes), ...); }, block_args);
+      std::apply(
+          [&](const auto&... ba) {
+            detail::launch_block_on_cuda<shared>(static_cast<cudaStream_t>(stream.native_handle()), threads,
+                                                 shared_bytes, launch, n, kernel, ba...);
+          },
+          block_args);
+      const cudaError_t launched = cudaGetLastError();
+      auto finish = [&](auto& a) {
+        if constexpr (detail::is_tensor_argument<decltype(a)>())
+          detail::tensor_of(a).buffer(b).finish(space, stream, Access::read_write);
+      };
+      (finish(args), ...);
+      if (launched != cudaSuccess)
+        throw Error(std::string(what) + ": kernel launch on " + device.name() + " for block " + std::to_string(b) +
+                    " of '" + first.name() + "' failed: " + cudaGetErrorString(launched) +
+                    (shared ? " (in_shared: " + std::to_string(shared_bytes) + " bytes of shared memory asked)" : ""));
+#else
+      throw Error(std::string(what) + ": block " + std::to_string(b) + " of tensor '" + first.name() + "' lives on " +
+                  device.name() +
+                  ", but this kernel was compiled without CUDA; compile the calling file with nvcc (a .cu file) "
+                  "to run kernels on CUDA devices, or place the tensor on host or sim devices");
+#endif
+    } else {
+      auto block_args = std::make_tuple(prepare(args)...);
+      stream.enqueue_host(
+          [options, launch, n, kernel, block_args]() mutable {
+            std::apply(
+                [&](const auto&... ba) {
+                  if constexpr (shared)
+                    detail::run_block_on_cpu_shared<D>(nullptr, options, launch, n, kernel, ba...);
+                  else
+                    detail::run_block_on_cpu<D>(nullptr, options, launch, n, kernel, ba...);
+                },
+                block_args);
+          },
+          first.name() + " kernel");
+      auto finish = [&](auto& a) {
+        if constexpr (detail::is_tensor_argument<decltype(a)>())
+          detail::tensor_of(a).buffer(b).finish(space, stream, Access::read_write);
+      };
+      (finish(args), ...);
+    }
+    pending.push_back(stream.record());
+  }
+
+  for (std::size_t b = 0; b < blocks; ++b) {
+    if (first.space(b) != 0) continue;
+    detail::HostHolds holds;
+    auto hold = [&](auto& a) {
+      if constexpr (detail::is_tensor_argument<decltype(a)>())
+        return detail::block_arg(a, b, holds.hold(detail::tensor_of(a).buffer(b), Access::read_write));
+      else
+        return detail::block_arg(a, b, nullptr);
+    };
+    auto block_args = std::make_tuple(hold(args)...);
+    const Extent<D> n = first.geometry(b).interior.extent();
+    std::apply(
+        [&](const auto&... ba) {
+          if constexpr (shared)
+            detail::run_block_on_cpu_shared<D>(&executor, options, launch, n, kernel, ba...);
+          else
+            detail::run_block_on_cpu<D>(&executor, options, launch, n, kernel, ba...);
+        },
+        block_args);
+  }
+  for (Event& e : pending) e.synchronize();
+}
+
+/// for_each with default ExecOptions.
+template <typename F, typename... A>
+  requires(!std::is_same_v<std::remove_cvref_t<F>, ExecOptions>)
+void for_each(Executor& executor, F&& kernel, A&&... args) {
+  for_each(executor, ExecOptions{}, std::forward<F>(kernel), std::forward<A>(args)...);
+}
+
+}  // namespace tessera

@@ -1,0 +1,125 @@
+#pragma once
+// LayoutTraits<T, L>: how a tensor row (a line of sites along x) of element type T is laid out
+// in layout L: how many sites a row holds once rounded for alignment, its size in bytes, and the
+// view of one site. Tensors, iterators and kernels all go through it, so a layout is defined in
+// exactly one place.
+
+#include <cstddef>
+#include <type_traits>
+
+#include "tessera/core/host_device.hpp"
+#include "tessera/layout/layout.hpp"
+#include "tessera/layout/record.hpp"
+#include "tessera/layout/site_ref.hpp"
+#include "tessera/layout/storage_descriptor.hpp"
+
+namespace tessera {
+
+namespace detail {
+TESSERA_HOST_DEVICE constexpr int log2(std::ptrdiff_t v) { return v <= 1 ? 0 : 1 + log2(v / 2); }
+TESSERA_HOST_DEVICE constexpr std::size_t gcd(std::size_t a, std::size_t b) { return b == 0 ? a : gcd(b, a % b); }
+TESSERA_HOST_DEVICE constexpr std::size_t lcm(std::size_t a, std::size_t b) { return a / gcd(a, b) * b; }
+inline constexpr std::size_t row_alignment = 64;  // a cache line, and what AVX-512 loads want
+}  // namespace detail
+
+/// Element type T (a Record type in Owned storage, or an arithmetic type) laid out as L.
+template <typename T, Layout L>
+struct LayoutTraits;
+
+/// Arithmetic elements: every layout is the same plain array.
+template <typename T, Layout L>
+  requires std::is_arithmetic_v<T>
+struct LayoutTraits<T, L> {
+  using value_type = T;
+  using view_type = T&;
+  using const_view_type = const T&;
+  using layout = L;
+  static constexpr std::size_t site_bytes = sizeof(T);
+
+  /// Sites a row of `n` sites is stored as: rounded up so every row starts 64-byte aligned.
+  TESSERA_HOST_DEVICE static constexpr std::size_t row_sites(std::size_t n) noexcept {
+    constexpr std::size_t unit = detail::row_alignment / detail::gcd(sizeof(T), detail::row_alignment);
+    return detail::round_up(n, unit);
+  }
+  TESSERA_HOST_DEVICE static constexpr std::size_t row_bytes(std::size_t n) noexcept {
+    return row_sites(n) * sizeof(T);
+  }
+  /// Site x of a row stored as `pitch` sites.
+  TESSERA_HOST_DEVICE TESSERA_FORCE_INLINE static constexpr T& at(std::byte* row, std::ptrdiff_t x,
+                                                                  std::ptrdiff_t) noexcept {
+    return reinterpret_cast<T*>(row)[x];
+  }
+};
+
+/// Record elements: AoS, SoA over the row, or SoA in tiles of V sites.
+template <RecordType T, Layout L>
+struct LayoutTraits<T, L> {
+  static_assert(std::is_same_v<typename T::storage, Owned>,
+                "LayoutTraits<T, L> takes the owned type (Particle<float>, not a view of it)");
+  using value_type = T;
+  using view_type = with_storage_t<T, View<L>>;
+  using const_view_type = view_type;
+  using layout = L;
+  using descriptor = typename T::descriptor;
+  static_assert(std::is_same_v<typename view_type::descriptor, descriptor>,
+                "with_storage<T, View<L>> must give T's own members");
+
+  /// Bytes a site takes in this layout.
+  static constexpr std::size_t site_bytes =
+      std::is_same_v<L, Contiguous> ? descriptor::aos_bytes : descriptor::site_bytes;
+
+ private:
+  // Rows are a whole number of 64-byte lines, so every row starts aligned; SoA rows also keep
+  // each component's run aligned to its scalar (pitch a multiple of 8), and tiled rows hold
+  // whole tiles.
+  static constexpr std::size_t unit = [] {
+    std::size_t u = detail::row_alignment / detail::gcd(site_bytes, detail::row_alignment);
+    if constexpr (std::is_same_v<L, Strided>) u = detail::lcm(u, 8);
+    if constexpr (is_tiled<L>::value) u = detail::lcm(u, L::width);
+    return u;
+  }();
+
+  template <std::size_t... Is>
+  static constexpr bool tiles_aligned(std::index_sequence<Is...>) {
+    if constexpr (is_tiled<L>::value)
+      return (((L::width * descriptor::template soa_prefix<Is>) %
+                   alignof(typename descriptor::template scalar<Is>) ==
+               0) &&
+              ...);
+    return true;
+  }
+  static_assert(tiles_aligned(std::make_index_sequence<descriptor::members>{}),
+                "Tiled<V>: V is too small to keep every member of a tile aligned; use V >= 8");
+
+ public:
+  TESSERA_HOST_DEVICE static constexpr std::size_t row_sites(std::size_t n) noexcept {
+    return detail::round_up(n, unit);
+  }
+  TESSERA_HOST_DEVICE static constexpr std::size_t row_bytes(std::size_t n) noexcept {
+    return row_sites(n) * site_bytes;
+  }
+
+  /// Where site x of a row stored as `pitch` sites lives.
+  TESSERA_HOST_DEVICE TESSERA_FORCE_INLINE static constexpr SiteRef site(std::byte* row, std::ptrdiff_t x,
+                                                                       std::ptrdiff_t pitch) noexcept {
+    if constexpr (std::is_same_v<L, Contiguous>) {
+      return SiteRef{row + x * static_cast<std::ptrdiff_t>(descriptor::aos_bytes), 0, pitch};
+    } else if constexpr (std::is_same_v<L, Strided>) {
+      return SiteRef{row, x, pitch};
+    } else {
+      constexpr std::ptrdiff_t V = static_cast<std::ptrdiff_t>(L::width);
+      constexpr std::ptrdiff_t tile_bytes = V * static_cast<std::ptrdiff_t>(descriptor::site_bytes);
+      // Floor division and a non-negative lane, so x may be negative relative to a row start
+      // that an iterator has moved to a later tile. V is a power of two: a shift and a mask.
+      constexpr int shift = detail::log2(V);
+      const std::ptrdiff_t tile = x >> shift;
+      return SiteRef{row + tile * tile_bytes, x & (V - 1), pitch};
+    }
+  }
+  TESSERA_HOST_DEVICE TESSERA_FORCE_INLINE static constexpr view_type at(std::byte* row, std::ptrdiff_t x,
+                                                                       std::ptrdiff_t pitch) noexcept {
+    return view_type(site(row, x, pitch));
+  }
+};
+
+}  // namespace tessera
