@@ -1,0 +1,92 @@
+#pragma once
+// Internal: Tensor::exchange_padding. A halo made of whole rows between two device blocks (the
+// blocks share their x range and have no x padding, so a padded row of one is a padded row of
+// the other) is copied on the devices, run of consecutive rows by run; anything else is staged
+// through host requests of only the rows involved.
+
+#include <vector>
+
+#include "tessera/device/device.hpp"
+#include "tessera/tensor/detail/host_sites.hpp"
+#include "tessera/tensor/tensor.hpp"
+
+namespace tessera {
+
+template <typename T, std::size_t D, Layout L>
+void Tensor<T, D, L>::exchange_padding() {
+  for (const HaloTransfer<D>& h : halo_transfers()) transfer(h);
+}
+
+template <typename T, std::size_t D, Layout L>
+void Tensor<T, D, L>::transfer(const HaloTransfer<D>& h) {
+  if (h.source >= num_blocks() || h.destination >= num_blocks() || h.source == h.destination)
+    throw Error("tensor '" + options_.name + "': halo transfer from block " + std::to_string(h.source) + " to block " +
+                std::to_string(h.destination) + " is not between two blocks of its " + std::to_string(num_blocks()) +
+                "; pass a transfer from halo_transfers()");
+  if (device_copyable(h))
+    transfer_on_devices(h);
+  else
+    transfer_through_host(h);
+}
+
+template <typename T, std::size_t D, Layout L>
+bool Tensor<T, D, L>::device_copyable(const HaloTransfer<D>& h) const {
+  if (D == 1 || space(h.source) == 0 || space(h.destination) == 0) return false;
+  // Whole rows: the box spans the padded x range of both blocks.
+  for (std::size_t b : {h.source, h.destination}) {
+    const BlockGeometry<D>& g = geometry_[b];
+    if (h.box.lo.coords[0] != g.interior.lo.coords[0] - g.padding.coords[0] ||
+        h.box.hi.coords[0] != g.interior.hi.coords[0] + g.padding.coords[0])
+      return false;
+  }
+  return true;
+}
+
+template <typename T, std::size_t D, Layout L>
+void Tensor<T, D, L>::transfer_on_devices(const HaloTransfer<D>& h) {
+  const std::size_t sa = space(h.source), sb = space(h.destination);
+  Buffer& src = buffers_[h.source];
+  Buffer& dst = buffers_[h.destination];
+  Device& da = memory_->device(sa);
+  Device& db = memory_->device(sb);
+  // The copy streams, so halo copies overlap kernels on the compute streams.
+  Stream& as = da.copy_stream(CopyDirection::device_to_device);
+  Stream& bs = db.copy_stream(CopyDirection::device_to_device);
+  const std::size_t row_bytes = geometry_[h.source].row_bytes;
+
+  auto copy_run = [&](RowRange from, RowRange to) {
+    auto* s = static_cast<std::byte*>(src.prepare(sa, as, Access::read, from));
+    auto* d = static_cast<std::byte*>(dst.prepare(sb, bs, Access::write, to));
+    if (&as != &bs) bs.wait(as.record());  // the source rows are current on device a
+    db.copy_async(d + to.begin * row_bytes, s + from.begin * row_bytes, from.size() * row_bytes,
+                  CopyDirection::device_to_device, bs);
+    if (&as != &bs) as.wait(bs.record());  // later writers of the source wait for the copy
+    src.finish(sa, as, Access::read, from);
+    dst.finish(sb, bs, Access::write, to);
+  };
+
+  // One line per row of the box; consecutive rows in both blocks form one copy.
+  Box<D> lines = h.box;
+  lines.hi.coords[0] = lines.lo.coords[0] + 1;
+  RowRange from{0, 0}, to{0, 0};
+  for_each_index(lines, [&](const Index<D>& i) {
+    const std::size_t rs = row_of(h.source, i), rd = row_of(h.destination, i);
+    if (!from.empty() && rs == from.end && rd == to.end) {
+      ++from.end;
+      ++to.end;
+      return;
+    }
+    if (!from.empty()) copy_run(from, to);
+    from = {rs, rs + 1};
+    to = {rd, rd + 1};
+  });
+  if (!from.empty()) copy_run(from, to);
+}
+
+template <typename T, std::size_t D, Layout L>
+void Tensor<T, D, L>::transfer_through_host(const HaloTransfer<D>& h) {
+  const std::vector<Index<D>> sites = detail::sites_of(h.box);
+  detail::write_sites(*this, h.destination, sites, detail::read_sites(*this, h.source, sites));
+}
+
+}  // namespace tessera

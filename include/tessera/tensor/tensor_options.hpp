@@ -1,0 +1,46 @@
+#pragma once
+// TensorOptions<D>: how a Tensor is split over devices (partitions), within each device
+// (sub-partitions), how much padding each block carries, where partitions live, and its name.
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "tessera/core/index.hpp"
+
+namespace tessera {
+
+/// Options for Tensor's constructor. Defaults: one partition, no sub-partitions, no padding,
+/// partitions on every accelerator round-robin (the host when there is none), name "tensor".
+///
+///   TensorOptions<2> o;
+///   o.partitions = {2, 2};       // 4 device partitions (Ripple Listing 1)
+///   o.sub_partitions = {2, 2};   // each split 2x2 again: 16 blocks
+///   o.with_padding(1).named("u");
+template <std::size_t D>
+struct TensorOptions {
+  /// Partitions per dimension; partition p is placed on spaces[p % spaces.size()].
+  Extent<D> partitions = Extent<D>::filled(1);
+  /// Blocks per dimension inside each partition (they share the partition's memory space).
+  Extent<D> sub_partitions = Extent<D>::filled(1);
+  /// Padding sites on both sides of each dimension of every block.
+  Index<D> padding{};
+  /// Memory spaces of the MemoryManager (0 = host, i = accelerator i-1) the partitions are put
+  /// on, round-robin. Empty: every accelerator, or the host when there are none.
+  std::vector<std::size_t> spaces{};
+  /// Names the tensor in errors, buffers ("<name>[b]") and traces.
+  std::string name = "tensor";
+
+  /// The same padding in every dimension: `TensorOptions<3>{}.with_padding(2)`.
+  TensorOptions& with_padding(std::int64_t width) {
+    padding = Index<D>::filled(width);
+    return *this;
+  }
+  TensorOptions& named(std::string n) {
+    name = std::move(n);
+    return *this;
+  }
+};
+
+}  // namespace tessera
