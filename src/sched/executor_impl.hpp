@@ -23,6 +23,8 @@ public:
 
   std::future<void> launch(NodeGraph& graph, std::size_t runs, std::function<bool()> stop);
   void wait_for_all();
+  /// Executor::schedule (executor_schedule.cpp).
+  void schedule(Task* task);
 
   LoopPlan plan_loop(std::size_t begin, std::size_t end, std::size_t grain) const noexcept;
   void run_loop(const LoopPlan& plan, ChunkBody body, void* context);

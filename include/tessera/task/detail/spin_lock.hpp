@@ -1,0 +1,23 @@
+#pragma once
+// A lock for critical sections of a few instructions (a task's successor list, an object's
+// reader list): a mutex there would put a submitting thread to sleep on a futex for nothing.
+
+#include <atomic>
+#include <thread>
+
+namespace tessera::detail {
+
+class SpinLock {
+public:
+  void lock() noexcept {
+    for (unsigned spins = 0; flag_.exchange(true, std::memory_order_acquire);)
+      while (flag_.load(std::memory_order_relaxed))
+        if (++spins > 64) std::this_thread::yield();  // the holder may have been preempted
+  }
+  void unlock() noexcept { flag_.store(false, std::memory_order_release); }
+
+private:
+  std::atomic<bool> flag_{false};
+};
+
+}  // namespace tessera::detail

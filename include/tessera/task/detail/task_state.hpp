@@ -1,0 +1,127 @@
+#pragma once
+// Internal: what a Task handle and a HeteroObject point to. Public headers need the layout
+// (the kernel templates derive from TaskState); only the runtime (src/task) touches the fields.
+
+#include <tessera/memory/access.hpp>
+#include <tessera/memory/buffer.hpp>
+#include <tessera/sched/detail/task.hpp>
+#include <tessera/task/detail/spin_lock.hpp>
+#include <tessera/task/grid.hpp>
+#include <tessera/task/task_kind.hpp>
+
+#include <atomic>
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <exception>
+#include <memory>
+#include <string>
+#include <typeinfo>
+#include <vector>
+
+namespace tessera {
+class Device;
+class TaskContext;
+}
+
+namespace tessera::detail {
+
+class TaskRuntimeImpl;
+class TaskState;
+
+/// One HeteroObject: its Buffer (rows are elements) and the tasks its accesses must follow.
+struct ObjectState {
+  ObjectState(TaskRuntimeImpl& rt, MemoryManager& memory, std::size_t n, std::size_t elem_bytes,
+              const std::type_info& elem_type, std::string label);
+  ~ObjectState();
+  ObjectState(const ObjectState&) = delete;
+  ObjectState& operator=(const ObjectState&) = delete;
+
+  TaskRuntimeImpl& runtime;
+  Buffer buffer;
+  const std::type_info& type;
+  const std::size_t element_bytes;
+  const std::size_t count;
+
+  // Implicit dependencies (PREMA §3.1.2), under `lock`: the last task that writes, and the
+  // readers submitted since. Both hold a reference to their tasks.
+  SpinLock lock;
+  TaskState* last_writer = nullptr;
+  std::vector<TaskState*> readers;
+  std::size_t prune_readers_at = 32;
+  TaskState* hold = nullptr;  // the host's request, until release()
+
+  // Set once the host replica is the only valid one (after a host write): CPU tasks then use
+  // `host_data` directly and skip the Buffer's bookkeeping, which would change nothing. Tasks
+  // are ordered by their dependencies, so nothing else touches the object meanwhile; any device
+  // access clears it first.
+  std::atomic<bool> host_exclusive{false};
+  std::atomic<void*> host_data{nullptr};
+};
+
+using ObjectRef = std::shared_ptr<ObjectState>;
+
+struct ArgBinding {
+  ObjectRef object;
+  Access mode = Access::read;
+};
+
+enum class TaskStatus : std::uint8_t { created, submitted, done, failed };
+enum class TaskRole : std::uint8_t { kernel, hold, copy_out };
+
+/// A task: its kernel (in a derived class), arguments, dependencies and state. Reference counted:
+/// the user's Task/TaskHandle, the runtime while it is in flight, and objects' dependency lists.
+class TaskState : public Task {
+public:
+  TaskState(std::string label, TaskKind k, TaskRole r) : name(std::move(label)), kind(k), role(r) {}
+  virtual ~TaskState() = default;
+  TaskState(const TaskState&) = delete;
+  TaskState& operator=(const TaskState&) = delete;
+
+  /// Runs the kernel on the host (a worker, or a sim stream's thread); `ptrs` are the replicas
+  /// of the object arguments, in argument order.
+  virtual void run_host(const TaskContext& ctx, void* const* ptrs) = 0;
+  /// Enqueues the kernel on a CUDA device's stream; false when there is no CUDA version (the
+  /// kernel was compiled without nvcc).
+  virtual bool launch_cuda(const TaskContext& ctx, void* const* ptrs) = 0;
+
+  void retain() noexcept { refs.fetch_add(1, std::memory_order_relaxed); }
+  void release() noexcept {
+    if (refs.fetch_sub(1, std::memory_order_acq_rel) == 1) delete this;
+  }
+  bool finished() const noexcept { return status.load(std::memory_order_acquire) >= TaskStatus::done; }
+
+  std::atomic<int> refs{1};
+  // Unfinished predecessors, plus one held by submit until every edge is in place.
+  std::atomic<int> pending{1};
+  std::atomic<TaskStatus> status{TaskStatus::created};
+
+  const std::string name;
+  const TaskKind kind;
+  const TaskRole role;
+  Grid grid;
+  std::size_t shared_bytes = 0;
+  std::chrono::nanoseconds estimate{0};
+
+  // Arguments: storage lives in the derived class (a fixed count per kernel signature).
+  ArgBinding* args = nullptr;
+  void** ptrs = nullptr;
+  std::size_t num_args = 0;
+
+  std::vector<TaskState*> explicit_deps;  // retained; linked at submit
+  TaskRuntimeImpl* runtime = nullptr;
+
+  // Under `lock`: who waits for this task, and a failure inherited from a predecessor.
+  SpinLock lock;
+  TaskState* successors_inline[2] = {nullptr, nullptr};
+  std::vector<TaskState*> successors_more;
+  std::size_t num_successors = 0;
+  std::exception_ptr inherited_error;
+
+  // Written by whoever runs the task before `status` turns done/failed (release), read after.
+  std::exception_ptr error;
+  std::size_t space = 0;  // where it ran: 0 host, i accelerator i - 1
+  Device* device = nullptr;
+};
+
+}  // namespace tessera::detail

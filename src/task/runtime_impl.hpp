@@ -1,0 +1,95 @@
+#pragma once
+// The task runtime behind tessera::TaskRuntime: dependency inference over objects, the path of
+// a task from submit to completion, and the device pumps that feed the scheduler's choices to
+// the devices' streams.
+
+#include <tessera/device/device_set.hpp>
+#include <tessera/memory/memory_manager.hpp>
+#include <tessera/sched/executor.hpp>
+#include <tessera/task/runtime.hpp>
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <exception>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace tessera::detail {
+
+/// Per accelerator: its stream rotation, what feeds it (a pump task on the executor or a
+/// dedicated thread), and for separate_copy_streams = false the last kernel issued.
+struct DeviceLane : Task {
+  TaskRuntimeImpl* runtime = nullptr;
+  std::size_t index = 0;
+  Device* device = nullptr;
+  std::size_t streams = 1;
+  std::atomic<std::size_t> next_stream{0};
+  std::atomic<bool> pump_scheduled{false};
+
+  std::mutex last_mutex;
+  Event last_kernel;
+
+  // Dedicated submission thread.
+  std::mutex wake_mutex;
+  std::condition_variable wake;
+  bool has_work = false;
+  bool stopping = false;
+  std::thread thread;
+};
+
+class TaskRuntimeImpl {
+public:
+  TaskRuntimeImpl(DeviceSet& devices, TaskRuntimeOptions options);
+  ~TaskRuntimeImpl();
+
+  void submit(TaskState* t);
+  void wait_all();
+
+  /// Records that `t` reads or writes `object` (PREMA §3.1.2) and links it after the tasks it
+  /// must follow.
+  void add_access(ObjectState& object, TaskState* t, Access mode);
+  /// Makes `succ` wait for `pred` (nothing when pred has finished; a failure is inherited).
+  void link(TaskState* pred, TaskState* succ);
+
+  void make_runnable(TaskState* t);
+  /// Finishes `t`: releases its successors, wakes its waiters, drops the runtime's reference.
+  void complete(TaskState* t, std::exception_ptr error);
+
+  /// Executor entry for CPU-side work: kernels of CPU tasks, host holds, copies out, and tasks
+  /// that only report an inherited failure.
+  static void execute_task(Task* task, Worker* worker);
+  static void execute_pump(Task* task, Worker* worker);
+
+  /// The error a task reports when it threw `e`.
+  static std::exception_ptr task_failure(const TaskState& t, std::exception_ptr e);
+
+  DeviceSet& devices;
+  std::unique_ptr<MemoryManager> memory;
+  std::shared_ptr<Scheduler> scheduler;
+  Executor* executor;
+  const TaskRuntimeOptions options;
+  Stream* host_stream;
+
+private:
+  void run_on_host(TaskState* t);
+  void run_kernel_on_host(TaskState* t);
+  void grant_hold(TaskState* t);
+  void copy_out(TaskState* t);
+  void issue(TaskState* t, DeviceLane& lane);
+  void wake(std::size_t device);
+  void wake_lane(DeviceLane& lane);
+  void pump(DeviceLane& lane);
+  void submit_thread(DeviceLane& lane);
+
+  std::vector<std::unique_ptr<DeviceLane>> lanes_;
+  std::atomic<std::int64_t> outstanding_{0};
+  // Threads inside complete(): the destructor waits for them as well, since the last one still
+  // touches `outstanding_` after it reaches zero.
+  std::atomic<int> completing_{0};
+  std::atomic<int> pumps_active_{0};  // pumps scheduled on the executor and not yet returned
+};
+
+}  // namespace tessera::detail
