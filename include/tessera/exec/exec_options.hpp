@@ -3,6 +3,9 @@
 // benchmarks show when to change them.
 
 #include <cstddef>
+#include <optional>
+
+#include "tessera/sched/exec_kind.hpp"
 
 namespace tessera {
 
@@ -16,6 +19,10 @@ struct ExecOptions {
   std::size_t vvl = 0;
   /// Rows of a block handed to one CPU worker at a time (0: chosen by the executor).
   std::size_t rows_per_task = 0;
+  /// Where the kernel must run. Unset: where each block lives. ExecKind::cpu: on the host's
+  /// workers, moving device blocks to the host first. ExecKind::gpu: on accelerators only; a
+  /// block on the host is then an error.
+  std::optional<ExecKind> kind{};
 };
 
 }  // namespace tessera

@@ -87,6 +87,8 @@ void place_stage(BA& a, const Extent<D>& tile, std::size_t& offset) {
 template <typename F, typename... A>
   requires(!std::is_same_v<std::remove_cvref_t<F>, ExecOptions>)
 void for_each(Executor& executor, const ExecOptions& options, F&& kernel, A&&... args) {
+  static_assert((detail::is_tensor_argument<A>() || ...),
+                "tessera::for_each needs at least one tensor argument to iterate over");
   constexpr const char* what = "tessera::for_each";
   const std::size_t blocks = detail::check_same_blocks(what, args...);
   auto& first = detail::first_tensor(args...);
@@ -103,11 +105,20 @@ void for_each(Executor& executor, const ExecOptions& options, F&& kernel, A&&...
   launch.global_size = first.size();
   for (std::size_t d = 0; d < D; ++d) launch.block_size.sizes[d] = d < 3 && options.block[d] > 0 ? options.block[d] : 1;
 
+  const bool on_host_only = options.kind == ExecKind::cpu;
+  if (options.kind == ExecKind::gpu)
+    for (std::size_t b = 0; b < blocks; ++b)
+      if (first.space(b) == 0)
+        throw Error(std::string(what) + ": the kernel is to run on a GPU (ExecOptions::kind = gpu), but block " +
+                    std::to_string(b) + " of tensor '" + first.name() + "' lives on the host" +
+                    (memory.num_spaces() == 1 ? " and there is no device: select one (e.g. TESSERA_DEVICES=sim:2)"
+                                              : ": place the tensor's partitions on devices"));
+
   // Device blocks first (they only enqueue), then host blocks, then wait for the devices.
   std::vector<Event> pending;
   for (std::size_t b = 0; b < blocks; ++b) {
     const std::size_t space = first.space(b);
-    if (space == 0) continue;
+    if (space == 0 || on_host_only) continue;
     Device& device = memory.device(space);
     Stream& stream = device.compute_stream(b % device.num_compute_streams());
     const Extent<D> n = first.geometry(b).interior.extent();
@@ -176,7 +187,7 @@ void for_each(Executor& executor, const ExecOptions& options, F&& kernel, A&&...
   }
 
   for (std::size_t b = 0; b < blocks; ++b) {
-    if (first.space(b) != 0) continue;
+    if (first.space(b) != 0 && !on_host_only) continue;
     detail::HostHolds holds;
     auto hold = [&](auto& a) {
       if constexpr (detail::is_tensor_argument<decltype(a)>())

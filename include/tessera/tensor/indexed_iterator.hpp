@@ -19,6 +19,7 @@
 #include "tessera/core/dims.hpp"
 #include "tessera/core/host_device.hpp"
 #include "tessera/core/index.hpp"
+#include "tessera/core/unrolled_for.hpp"
 #include "tessera/layout/layout_traits.hpp"
 #include "tessera/tensor/block_geometry.hpp"
 #include "tessera/tensor/iteration_space.hpp"

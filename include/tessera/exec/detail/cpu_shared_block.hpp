@@ -75,7 +75,7 @@ struct TileStage<SharedBlockArg<T, D, L>, D> {
 /// Per-site argument inside a staged tile: a BlockIterator for staged tensors, an
 /// IndexedIterator (at the global-block position) for the others, values as they are.
 template <typename T, std::size_t D, Layout L>
-BlockIterator<T, D, L> tile_site_arg(const SharedBlockArg<T, D, L>& a, const TileStage<SharedBlockArg<T, D, L>, D>& s,
+BlockIterator<T, D, L> tile_site_arg(const SharedBlockArg<T, D, L>&, const TileStage<SharedBlockArg<T, D, L>, D>& s,
                                      const LaunchShape<D>&, const Index<D>& in_tile, const Index<D>&) {
   return BlockIterator<T, D, L>(s.staged()->data, s.geometry, in_tile);
 }

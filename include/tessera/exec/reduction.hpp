@@ -1,0 +1,201 @@
+#pragma once
+// Reductions over tensors: reduce(ex, tensor, result, Sum{}, map) folds map(iterator) over every
+// interior site into a ReductionResult. Each block reduces where it lives (CPU: per-chunk
+// partials on the executor's workers; sim: on its stream; CUDA: a CUB block reduction per thread
+// block), then the partials are combined in block order, so a given tensor, partitioning and
+// executor always give the same answer.
+//
+//   tessera::ReductionResult<double> max_speed;
+//   tessera::reduce(ex, state, max_speed, tessera::Max{},
+//                   [] TESSERA_HOST_DEVICE (auto it) { return wave_speed(*it); });
+//   if (max_speed.is_complete()) dt = cfl * dx / max_speed.value();
+
+#include <atomic>
+#include <cstddef>
+#include <limits>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "tessera/core/error.hpp"
+#include "tessera/core/host_device.hpp"
+#include "tessera/device/device.hpp"
+#include "tessera/device/stream.hpp"
+#include "tessera/exec/detail/block_args.hpp"
+#include "tessera/exec/detail/cuda_reduce.hpp"
+#include "tessera/exec/exec_options.hpp"
+#include "tessera/exec/tensor_concept.hpp"
+#include "tessera/memory/access.hpp"
+#include "tessera/memory/buffer.hpp"
+#include "tessera/memory/memory_manager.hpp"
+#include "tessera/sched/executor.hpp"
+
+namespace tessera {
+
+/// a + b, from 0.
+struct Sum {
+  template <typename T>
+  TESSERA_HOST_DEVICE static constexpr T identity() noexcept {
+    return T{};
+  }
+  template <typename T>
+  TESSERA_HOST_DEVICE constexpr T operator()(const T& a, const T& b) const noexcept {
+    return a + b;
+  }
+};
+/// The larger, from the lowest value of T.
+struct Max {
+  template <typename T>
+  TESSERA_HOST_DEVICE static constexpr T identity() noexcept {
+    return std::numeric_limits<T>::lowest();
+  }
+  template <typename T>
+  TESSERA_HOST_DEVICE constexpr T operator()(const T& a, const T& b) const noexcept {
+    return a < b ? b : a;
+  }
+};
+/// The smaller, from the largest value of T.
+struct Min {
+  template <typename T>
+  TESSERA_HOST_DEVICE static constexpr T identity() noexcept {
+    return std::numeric_limits<T>::max();
+  }
+  template <typename T>
+  TESSERA_HOST_DEVICE constexpr T operator()(const T& a, const T& b) const noexcept {
+    return b < a ? b : a;
+  }
+};
+
+/// The value of a reduction and whether it is complete (Ripple §5.3.3): a graph's reduce nodes
+/// fill it in pieces and the finalising node sets it complete; readers check the flag.
+template <typename T>
+class ReductionResult {
+ public:
+  ReductionResult() = default;
+  ReductionResult(const ReductionResult&) = delete;
+  ReductionResult& operator=(const ReductionResult&) = delete;
+
+  bool is_complete() const noexcept { return complete_.load(std::memory_order_acquire); }
+  /// The reduced value. Throws tessera::Error while the reduction is not complete.
+  T value() const {
+    if (!is_complete())
+      throw Error("ReductionResult::value(): the reduction has not completed; check is_complete() first");
+    return value_;
+  }
+  /// Forgets the value, so the result can be reused (a graph re-run does this).
+  void reset() noexcept { complete_.store(false, std::memory_order_release); }
+  /// Stores the final value and marks it complete.
+  void set(T value) noexcept {
+    value_ = std::move(value);
+    complete_.store(true, std::memory_order_release);
+  }
+
+ private:
+  T value_{};
+  std::atomic<bool> complete_{false};
+};
+
+namespace detail {
+/// The default map: the site's value (arithmetic tensors).
+struct SiteValue {
+  template <typename It>
+  TESSERA_HOST_DEVICE constexpr auto operator()(const It& it) const noexcept {
+    return static_cast<std::remove_cvref_t<decltype(*it)>>(*it);
+  }
+};
+
+template <typename R, std::size_t D, typename BA, typename Reducer, typename Map>
+R reduce_block_rows(const BA& arg, const LaunchShape<D>& launch, const Extent<D>& n, std::size_t row,
+                    const Reducer& reducer, const Map& map) {
+  Index<D> local{};
+  std::size_t r = row;
+  for (std::size_t d = 1; d < D; ++d) {
+    local.coords[d] = static_cast<std::int64_t>(r % n.sizes[d]);
+    r /= n.sizes[d];
+  }
+  auto it = site_arg(arg, launch, local);
+  R acc = Reducer::template identity<R>();
+  for (std::size_t x = 0; x < n.sizes[0]; ++x) acc = reducer(acc, static_cast<R>(map(it.offset(0, static_cast<std::ptrdiff_t>(x)))));
+  return acc;
+}
+
+template <typename R, std::size_t D, typename BA, typename Reducer, typename Map>
+R reduce_block_on_cpu(Executor* executor, const BA& arg, const LaunchShape<D>& launch, const Extent<D>& n,
+                      const Reducer& reducer, const Map& map) {
+  std::size_t rows = 1;
+  for (std::size_t d = 1; d < D; ++d) rows *= n.sizes[d];
+  if (n.volume() == 0) return Reducer::template identity<R>();
+  if (executor == nullptr || rows == 1) {
+    R acc = Reducer::template identity<R>();
+    for (std::size_t row = 0; row < rows; ++row) acc = reducer(acc, reduce_block_rows<R>(arg, launch, n, row, reducer, map));
+    return acc;
+  }
+  return executor->parallel_reduce(
+      std::size_t{0}, rows, Reducer::template identity<R>(),
+      [&](std::size_t row, R& acc) { acc = reducer(acc, reduce_block_rows<R>(arg, launch, n, row, reducer, map)); },
+      [&](R a, R b) { return reducer(a, b); });
+}
+}  // namespace detail
+
+/// Folds `map(it)` over every interior site of `tensor` with `reducer` (Sum, Max, Min, or any
+/// type with the same two members) into `result`, which is complete on return. Blocks on CUDA
+/// devices need this call compiled by nvcc.
+template <TensorLike Tn, typename R, typename Reducer, typename Map = detail::SiteValue>
+void reduce(Executor& executor, Tn& tensor, ReductionResult<R>& result, const Reducer& reducer, const Map& map = {}) {
+  constexpr std::size_t D = Tn::dims;
+  using T = typename Tn::value_type;
+  using L = typename Tn::layout_type;
+  using Arg = detail::TensorBlockArg<T, D, L>;
+  result.reset();
+  LaunchShape<D> launch;
+  launch.global_size = tensor.size();
+  for (std::size_t d = 0; d < D; ++d) launch.block_size.sizes[d] = 1;
+  MemoryManager& memory = tensor.memory();
+  const std::size_t blocks = tensor.num_blocks();
+  std::vector<R> partials(blocks, Reducer::template identity<R>());
+  std::vector<Event> pending;
+
+  for (std::size_t b = 0; b < blocks; ++b) {
+    const std::size_t space = tensor.space(b);
+    if (space == 0) continue;
+    Device& device = memory.device(space);
+    Stream& stream = device.compute_stream(b % device.num_compute_streams());
+    const Extent<D> n = tensor.geometry(b).interior.extent();
+    auto* data = static_cast<std::byte*>(tensor.buffer(b).prepare(space, stream, Access::read));
+    const Arg arg{data, tensor.geometry(b)};
+    if (device.kind() == DeviceKind::cuda) {
+#if defined(__CUDACC__)
+      device.make_current();
+      detail::reduce_block_on_cuda<R>(device, stream, arg, launch, n, reducer, map, &partials[b]);
+#else
+      tensor.buffer(b).finish(space, stream, Access::read);
+      throw Error("tessera::reduce: block " + std::to_string(b) + " of tensor '" + tensor.name() + "' lives on " +
+                  device.name() + ", but this reduction was compiled without CUDA; compile the calling file with nvcc");
+#endif
+    } else {
+      R* slot = &partials[b];
+      stream.enqueue_host([slot, arg, launch, n, reducer, map] { *slot = detail::reduce_block_on_cpu<R>(nullptr, arg, launch, n, reducer, map); },
+                          tensor.name() + " reduce");
+    }
+    tensor.buffer(b).finish(space, stream, Access::read);
+    pending.push_back(stream.record());
+  }
+  for (std::size_t b = 0; b < blocks; ++b) {
+    if (tensor.space(b) != 0) continue;
+    Buffer& buffer = tensor.buffer(b);
+    auto* data = static_cast<std::byte*>(buffer.request(Access::read).get());
+    struct Release {
+      Buffer& b;
+      ~Release() { b.release(); }
+    } release{buffer};
+    partials[b] = detail::reduce_block_on_cpu<R>(&executor, Arg{data, tensor.geometry(b)}, launch,
+                                                 tensor.geometry(b).interior.extent(), reducer, map);
+  }
+  for (Event& e : pending) e.synchronize();
+  R total = Reducer::template identity<R>();
+  for (const R& p : partials) total = reducer(total, p);
+  result.set(total);
+}
+
+}  // namespace tessera
