@@ -37,42 +37,42 @@ void prune_readers(ObjectState& o) {
 
 void TaskRuntimeImpl::add_access(ObjectState& o, TaskState* t, Access mode) {
   std::lock_guard lock(o.lock);
+  // A task that reads takes on a failure of the writer it reads from; edges that only order (a
+  // writer after readers, a write after a write) do not pass failures on: nothing bad is read.
   if (!access_writes(mode)) {
-    if (o.last_writer != nullptr) link(o.last_writer, t);
+    if (o.last_writer != nullptr) link(o.last_writer, t, true);
     t->retain();
     o.readers.push_back(t);
     if (o.readers.size() >= o.prune_readers_at) prune_readers(o);
     return;
   }
-  if (!o.readers.empty()) {
-    for (TaskState* r : o.readers) {
-      link(r, t);
-      r->release();
-    }
-    o.readers.clear();
-    o.prune_readers_at = 32;
-  } else if (o.last_writer != nullptr) {
-    link(o.last_writer, t);
+  if (o.last_writer != nullptr && (o.readers.empty() || access_reads(mode))) link(o.last_writer, t, access_reads(mode));
+  for (TaskState* r : o.readers) {
+    link(r, t, false);
+    r->release();
   }
+  o.readers.clear();
+  o.prune_readers_at = 32;
   t->retain();
   if (o.last_writer != nullptr) o.last_writer->release();
   o.last_writer = t;
 }
 
-void TaskRuntimeImpl::link(TaskState* pred, TaskState* succ) {
+void TaskRuntimeImpl::link(TaskState* pred, TaskState* succ, bool inherit) {
   if (pred == succ) return;
   std::exception_ptr failure;
   pred->lock.lock();
   if (pred->finished()) {
-    if (pred->status.load(std::memory_order_acquire) == TaskStatus::failed) failure = pred->error;
+    if (inherit && pred->status.load(std::memory_order_acquire) == TaskStatus::failed) failure = pred->error;
   } else {
     // Counted before the edge is visible, so pred's completion cannot take succ's count to zero
     // while submit still holds its own.
     succ->pending.fetch_add(1, std::memory_order_relaxed);
+    const Successor edge{succ, inherit};
     if (pred->num_successors < 2)
-      pred->successors_inline[pred->num_successors] = succ;
+      pred->successors_inline[pred->num_successors] = edge;
     else
-      pred->successors_more.push_back(succ);
+      pred->successors_more.push_back(edge);
     ++pred->num_successors;
   }
   pred->lock.unlock();

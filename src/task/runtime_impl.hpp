@@ -51,8 +51,10 @@ public:
   /// Records that `t` reads or writes `object` (PREMA §3.1.2) and links it after the tasks it
   /// must follow.
   void add_access(ObjectState& object, TaskState* t, Access mode);
-  /// Makes `succ` wait for `pred` (nothing when pred has finished; a failure is inherited).
-  void link(TaskState* pred, TaskState* succ);
+  /// Makes `succ` wait for `pred` (nothing when pred has finished). With `inherit`, a failure
+  /// of pred becomes succ's (succ would use what pred failed to produce); without, the edge
+  /// only orders (a writer after readers).
+  void link(TaskState* pred, TaskState* succ, bool inherit = true);
 
   void make_runnable(TaskState* t);
   /// Finishes `t`: releases its successors, wakes its waiters, drops the runtime's reference.

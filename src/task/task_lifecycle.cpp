@@ -50,8 +50,8 @@ void TaskRuntimeImpl::complete(TaskState* t, std::exception_ptr error) {
   t->lock.lock();
   t->status.store(error ? TaskStatus::failed : TaskStatus::done, std::memory_order_release);
   const std::size_t n = t->num_successors;
-  TaskState* inline_succ[2] = {t->successors_inline[0], t->successors_inline[1]};
-  std::vector<TaskState*> more = std::move(t->successors_more);
+  const Successor inline_succ[2] = {t->successors_inline[0], t->successors_inline[1]};
+  std::vector<Successor> more = std::move(t->successors_more);
   t->num_successors = 0;
   t->lock.unlock();
 
@@ -62,8 +62,9 @@ void TaskRuntimeImpl::complete(TaskState* t, std::exception_ptr error) {
   t->explicit_deps.clear();
 
   for (std::size_t i = 0; i < n; ++i) {
-    TaskState* s = i < 2 ? inline_succ[i] : more[i - 2];
-    if (error) {
+    const Successor& edge = i < 2 ? inline_succ[i] : more[i - 2];
+    TaskState* s = edge.task;
+    if (error && edge.inherit) {
       std::lock_guard lock(s->lock);
       if (!s->inherited_error) s->inherited_error = error;
     }

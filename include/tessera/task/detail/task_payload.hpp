@@ -146,6 +146,7 @@ public:
 
   template <class Front, std::size_t... I>
   void call(const Front& front, void* const* p, std::index_sequence<I...>) const {
+    (void)p;  // no object arguments
     kernel_(front, resolve<typename param_at<K, I + 1>::type>(std::get<I>(stored_), p)...);
   }
 

@@ -66,6 +66,12 @@ struct ArgBinding {
   Access mode = Access::read;
 };
 
+/// An edge to a task that waits; `inherit`: a failure here fails it too.
+struct Successor {
+  TaskState* task = nullptr;
+  bool inherit = true;
+};
+
 enum class TaskStatus : std::uint8_t { created, submitted, done, failed };
 enum class TaskRole : std::uint8_t { kernel, hold, copy_out };
 
@@ -113,8 +119,8 @@ public:
 
   // Under `lock`: who waits for this task, and a failure inherited from a predecessor.
   SpinLock lock;
-  TaskState* successors_inline[2] = {nullptr, nullptr};
-  std::vector<TaskState*> successors_more;
+  Successor successors_inline[2];
+  std::vector<Successor> successors_more;
   std::size_t num_successors = 0;
   std::exception_ptr inherited_error;
 
