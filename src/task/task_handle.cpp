@@ -21,9 +21,11 @@ bool TaskHandle::failed() const { return checked().status.load(std::memory_order
 
 void TaskHandle::wait() const {
   auto& s = checked();
-  for (auto st = s.status.load(std::memory_order_acquire); st < detail::TaskStatus::done;
-       st = s.status.load(std::memory_order_acquire))
-    s.status.wait(st, std::memory_order_acquire);
+  if (s.finished()) return;
+  s.has_waiter.store(true, std::memory_order_seq_cst);
+  for (auto st = s.status.load(std::memory_order_seq_cst); st < detail::TaskStatus::done;
+       st = s.status.load(std::memory_order_seq_cst))
+    s.status.wait(st, std::memory_order_seq_cst);
 }
 
 bool TaskHandle::wait_for(std::chrono::nanoseconds timeout) const {

@@ -48,7 +48,7 @@ void TaskRuntimeImpl::complete(TaskState* t, std::exception_ptr error) {
   if (t->kind == TaskKind::gpu && t->device != nullptr) scheduler->finished(ScheduledTask(t), t->space - 1);
 
   t->lock.lock();
-  t->status.store(error ? TaskStatus::failed : TaskStatus::done, std::memory_order_release);
+  t->status.store(error ? TaskStatus::failed : TaskStatus::done, std::memory_order_seq_cst);
   const std::size_t n = t->num_successors;
   const Successor inline_succ[2] = {t->successors_inline[0], t->successors_inline[1]};
   std::vector<Successor> more = std::move(t->successors_more);
@@ -70,7 +70,9 @@ void TaskRuntimeImpl::complete(TaskState* t, std::exception_ptr error) {
     }
     if (s->pending.fetch_sub(1, std::memory_order_acq_rel) == 1) make_runnable(s);
   }
-  t->status.notify_all();
+  // seq_cst store above and load here, against the waiter's flag store and status load: either
+  // it sees the task finished, or this sees it waiting.
+  if (t->has_waiter.load(std::memory_order_seq_cst)) t->status.notify_all();
   t->release();
   if (outstanding_.fetch_sub(1, std::memory_order_acq_rel) == 1) outstanding_.notify_all();
   completing_.fetch_sub(1, std::memory_order_release);  // last touch of the runtime

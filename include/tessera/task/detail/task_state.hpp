@@ -101,6 +101,9 @@ public:
   // Unfinished predecessors, plus one held by submit until every edge is in place.
   std::atomic<int> pending{1};
   std::atomic<TaskStatus> status{TaskStatus::created};
+  // Set by a thread about to block in TaskHandle::wait: completion then wakes it. Most tasks have
+  // no waiter, and a wake-up call costs a system call.
+  std::atomic<bool> has_waiter{false};
 
   const std::string name;
   const TaskKind kind;
