@@ -13,6 +13,9 @@
 #include <atomic>
 #include <cstddef>
 #include <limits>
+#if defined(__CUDACC__)
+#include <cuda/std/limits>
+#endif
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -33,6 +36,17 @@
 
 namespace tessera {
 
+namespace detail {
+// Identities must be usable in device code, where std::numeric_limits is host-only.
+#if defined(__CUDACC__)
+template <typename T>
+using limits = cuda::std::numeric_limits<T>;
+#else
+template <typename T>
+using limits = std::numeric_limits<T>;
+#endif
+}  // namespace detail
+
 /// a + b, from 0.
 struct Sum {
   template <typename T>
@@ -48,7 +62,7 @@ struct Sum {
 struct Max {
   template <typename T>
   TESSERA_HOST_DEVICE static constexpr T identity() noexcept {
-    return std::numeric_limits<T>::lowest();
+    return detail::limits<T>::lowest();
   }
   template <typename T>
   TESSERA_HOST_DEVICE constexpr T operator()(const T& a, const T& b) const noexcept {
@@ -59,7 +73,7 @@ struct Max {
 struct Min {
   template <typename T>
   TESSERA_HOST_DEVICE static constexpr T identity() noexcept {
-    return std::numeric_limits<T>::max();
+    return detail::limits<T>::max();
   }
   template <typename T>
   TESSERA_HOST_DEVICE constexpr T operator()(const T& a, const T& b) const noexcept {
