@@ -3,10 +3,19 @@
 // they lie in (one hold at a time, as Buffer allows). Boundary loaders and host-staged halo
 // copies are built from these two.
 
+#include <algorithm>
 #include <cstddef>
 #include <vector>
 
-#include "tessera/tensor/tensor.hpp"
+#include "tessera/core/box.hpp"
+#include "tessera/memory/buffer.hpp"
+#include "tessera/tensor/block_geometry.hpp"
+
+namespace tessera {
+// Declared, not included: tensor.hpp includes the headers that include this one.
+template <typename T, std::size_t D, Layout L>
+class Tensor;
+}  // namespace tessera
 
 namespace tessera::detail {
 

@@ -33,7 +33,8 @@ template <typename T, std::size_t D, Layout L>
 bool Tensor<T, D, L>::device_copyable(const HaloTransfer<D>& h) const {
   if (D == 1 || space(h.source) == 0 || space(h.destination) == 0) return false;
   // Whole rows: the box spans the padded x range of both blocks.
-  for (std::size_t b : {h.source, h.destination}) {
+  const std::size_t ends[2] = {h.source, h.destination};
+  for (std::size_t b : ends) {
     const BlockGeometry<D>& g = geometry_[b];
     if (h.box.lo.coords[0] != g.interior.lo.coords[0] - g.padding.coords[0] ||
         h.box.hi.coords[0] != g.interior.hi.coords[0] + g.padding.coords[0])
