@@ -93,6 +93,14 @@ class IndexedIterator {
     return r;
   }
 
+  /// tile_aligned() for an iterator known to sit on a tile's first site: x becomes the literal 0,
+  /// so a fixed-length lane loop from it has addresses the compiler can prove linear.
+  TESSERA_HOST_DEVICE TESSERA_FORCE_INLINE constexpr IndexedIterator tile_start() const noexcept {
+    IndexedIterator r = tile_aligned();
+    if constexpr (is_tiled<L>::value && !std::is_arithmetic_v<T>) r.x_ = 0;
+    return r;
+  }
+
   /// Whether the iterator lies inside the block's interior (kernels only run where it does).
   TESSERA_HOST_DEVICE constexpr bool is_valid() const noexcept {
     for (std::size_t d = 0; d < D; ++d)

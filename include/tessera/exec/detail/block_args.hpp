@@ -81,5 +81,13 @@ template <typename V>
 TESSERA_HOST_DEVICE TESSERA_FORCE_INLINE const V& tile_aligned(const V& v) noexcept {
   return v;
 }
+template <typename T, std::size_t D, Layout L>
+TESSERA_HOST_DEVICE TESSERA_FORCE_INLINE IndexedIterator<T, D, L> tile_start(const IndexedIterator<T, D, L>& it) noexcept {
+  return it.tile_start();
+}
+template <typename V>
+TESSERA_HOST_DEVICE TESSERA_FORCE_INLINE const V& tile_start(const V& v) noexcept {
+  return v;
+}
 
 }  // namespace tessera::detail

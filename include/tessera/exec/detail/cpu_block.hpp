@@ -1,8 +1,14 @@
 #pragma once
 // The CPU loop over one block: rows (and, for short row counts, chunks of a row) go to the
-// executor's workers; within a row the x sites run in strips of the virtual vector length under
-// `omp simd` (targetDP §III.C), so the compiler sees VVL independent lanes whose addresses are
-// linear in the lane in every layout (Tiled strips start on a tile boundary for that).
+// executor's workers; within a row the x sites run in strips of the virtual vector length
+// (targetDP §III.C) whose lanes are declared independent, so the compiler sees VVL lanes whose
+// addresses are linear in the lane in every layout (Tiled strips start on a tile boundary and,
+// at the default VVL, have a compile-time length, which lets it prove that).
+//
+// The lanes are declared independent with `GCC ivdep` rather than `omp simd`: GCC lowers
+// `omp simd` before inlining and turns each lane's iterator copy into an array of structs that
+// its vectoriser then rejects ("more than one data ref in stmt"); ivdep makes the same promise
+// after inlining, when those copies have become scalars.
 
 #include <algorithm>
 #include <cstddef>
@@ -14,6 +20,14 @@
 #include "tessera/exec/exec_options.hpp"
 #include "tessera/layout/layout.hpp"
 #include "tessera/sched/executor.hpp"
+
+#if defined(__clang__)
+#define TESSERA_INDEPENDENT_LANES _Pragma("clang loop vectorize(assume_safety)")
+#elif defined(__GNUC__)
+#define TESSERA_INDEPENDENT_LANES _Pragma("GCC ivdep")
+#else
+#define TESSERA_INDEPENDENT_LANES
+#endif
 
 namespace tessera::detail {
 
@@ -55,6 +69,17 @@ std::size_t tile_head(const A& a) {
   }
   return static_cast<std::size_t>(-1);
 }
+/// Whether a strip starting `head` sites into the row, `vvl` long, starts on a tile of `a`.
+template <typename A>
+bool strips_on_tiles(const A& a, std::size_t head, std::size_t vvl) {
+  if constexpr (is_tensor_block_arg<A>::value) {
+    using L = typename A::layout;
+    if constexpr (is_tiled<L>::value && !std::is_arithmetic_v<typename A::value_type>)
+      return tile_head(a) == head && vvl % L::width == 0;
+  }
+  return true;
+}
+
 template <typename... A>
 std::size_t first_tile_head(const A&... a) {
   std::size_t h = static_cast<std::size_t>(-1);
@@ -72,6 +97,7 @@ void run_block_on_cpu(Executor* executor, const ExecOptions& options, const Laun
 
   std::size_t vvl = options.vvl != 0 ? options.vvl : default_vvl<A...>();
   const std::size_t head = std::min(first_tile_head(args...), nx);
+  const bool on_tiles = (strips_on_tiles(args, head, vvl) && ...);
 
   // Few rows (1-D tensors, thin slabs): cut rows into chunks too, so every worker gets work.
   const std::size_t workers = executor ? executor->num_workers() : 1;
@@ -103,17 +129,39 @@ void run_block_on_cpu(Executor* executor, const ExecOptions& options, const Laun
     const std::size_t aligned_from =
         x < head ? head : head + (x - head + vvl - 1) / vvl * vvl;
     for (; x < std::min(aligned_from, x_end); ++x) one(x);
-    for (; x + vvl <= x_end; x += vvl) {
-      auto bases = std::apply(
-          [&](const auto&... s) { return std::make_tuple(tile_aligned(along_x(s, static_cast<std::ptrdiff_t>(x)))...); },
-          starts);
-      std::apply(
-          [&](const auto&... b) {
-#pragma omp simd
-            for (std::size_t lane = 0; lane < vvl; ++lane) kernel(along_x(b, static_cast<std::ptrdiff_t>(lane))...);
-          },
-          bases);
-    }
+    // One loop per kind of strip, so the common case has a compile-time length and, for Tiled
+    // arguments whose tiles it starts on, a tile-relative x of 0.
+    auto strips = [&](auto fixed_length, auto tile_starts) {
+      constexpr std::size_t N = decltype(fixed_length)::value;
+      for (; x + vvl <= x_end; x += vvl) {
+        auto bases = std::apply(
+            [&](const auto&... s) {
+              if constexpr (decltype(tile_starts)::value)
+                return std::make_tuple(tile_start(along_x(s, static_cast<std::ptrdiff_t>(x)))...);
+              else
+                return std::make_tuple(tile_aligned(along_x(s, static_cast<std::ptrdiff_t>(x)))...);
+            },
+            starts);
+        std::apply(
+            [&](const auto&... b) {
+              if constexpr (N > 0) {
+                TESSERA_INDEPENDENT_LANES
+                for (std::size_t lane = 0; lane < N; ++lane) kernel(along_x(b, static_cast<std::ptrdiff_t>(lane))...);
+              } else {
+                TESSERA_INDEPENDENT_LANES
+                for (std::size_t lane = 0; lane < vvl; ++lane) kernel(along_x(b, static_cast<std::ptrdiff_t>(lane))...);
+              }
+            },
+            bases);
+      }
+    };
+    constexpr std::size_t natural = default_vvl<A...>();
+    if (vvl == natural && on_tiles)
+      strips(std::integral_constant<std::size_t, natural>{}, std::true_type{});
+    else if (vvl == natural)
+      strips(std::integral_constant<std::size_t, natural>{}, std::false_type{});
+    else
+      strips(std::integral_constant<std::size_t, 0>{}, std::false_type{});
     for (; x < x_end; ++x) one(x);
   };
 
