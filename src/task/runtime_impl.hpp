@@ -91,7 +91,8 @@ private:
   // Threads inside complete(): the destructor waits for them as well, since the last one still
   // touches `outstanding_` after it reaches zero.
   std::atomic<int> completing_{0};
-  std::atomic<int> pumps_active_{0};  // pumps scheduled on the executor and not yet returned
+  std::atomic<int> pumps_active_{0};     // pumps scheduled on the executor and not yet returned
+  std::atomic<int> running_on_host_{0};  // workers inside execute_task
 };
 
 }  // namespace tessera::detail

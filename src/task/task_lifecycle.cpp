@@ -80,7 +80,12 @@ void TaskRuntimeImpl::complete(TaskState* t, std::exception_ptr error) {
 
 void TaskRuntimeImpl::execute_task(Task* task, Worker*) {
   auto* t = static_cast<TaskState*>(task);
-  t->runtime->run_on_host(t);
+  TaskRuntimeImpl* rt = t->runtime;
+  // The task may complete before run_on_host returns (a copy's stream callback), and the
+  // program then destroy the runtime and its devices: the destructor waits for this count.
+  rt->running_on_host_.fetch_add(1, std::memory_order_relaxed);
+  rt->run_on_host(t);
+  rt->running_on_host_.fetch_sub(1, std::memory_order_release);  // last touch of the runtime
 }
 
 void TaskRuntimeImpl::run_on_host(TaskState* t) {

@@ -65,7 +65,8 @@ TaskRuntimeImpl::~TaskRuntimeImpl() {
     lane->thread.join();
   }
   // A pump that found nothing may still be returning on a worker.
-  while (pumps_active_.load(std::memory_order_acquire) != 0) std::this_thread::yield();
+  while (pumps_active_.load(std::memory_order_acquire) != 0 || running_on_host_.load(std::memory_order_acquire) != 0)
+    std::this_thread::yield();
   memory->synchronize();
 }
 
