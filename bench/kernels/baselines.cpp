@@ -1,0 +1,133 @@
+// The OpenMP baselines (see baselines.hpp). This file alone is built with -fopenmp; tessera's
+// kernels are in saxpy.cpp, particles.cpp and flux.cpp, built with the same -O3 -march=native.
+#include "baselines.hpp"
+
+#include "kernels.hpp"
+
+#include <cstdlib>
+#include <new>
+
+namespace tessera::bench {
+
+// First touch in parallel with the same static schedule as the triad loop.
+TriadCeiling::TriadCeiling(std::size_t n) : n_(n) {
+  a_ = static_cast<double*>(std::aligned_alloc(64, n * sizeof(double)));
+  b_ = static_cast<double*>(std::aligned_alloc(64, n * sizeof(double)));
+  c_ = static_cast<double*>(std::aligned_alloc(64, n * sizeof(double)));
+  if (!a_ || !b_ || !c_) throw std::bad_alloc();
+#pragma omp parallel for schedule(static)
+  for (std::size_t i = 0; i < n; ++i) {
+    a_[i] = 0.0;
+    b_[i] = 1.0;
+    c_[i] = 2.0;
+  }
+}
+TriadCeiling::~TriadCeiling() {
+  std::free(a_);
+  std::free(b_);
+  std::free(c_);
+}
+void TriadCeiling::run() { baseline::stream_triad(a_, b_, c_, 3.0, n_); }
+
+namespace baseline {
+
+bool have_openmp() {
+#if defined(_OPENMP)
+  return true;
+#else
+  return false;
+#endif
+}
+
+void stream_triad(double* a, const double* b, const double* c, double s, std::size_t n) {
+#pragma omp parallel for simd schedule(static)
+  for (std::size_t i = 0; i < n; ++i) a[i] = b[i] + s * c[i];
+}
+
+void saxpy(float* y, const float* x, float a, std::size_t n) {
+#pragma omp parallel for simd schedule(static)
+  for (std::size_t i = 0; i < n; ++i) y[i] = a * x[i] + y[i];
+}
+
+template <typename T>
+void particles_aos(ParticleAoS<T>* p, std::size_t n, T dt) {
+#pragma omp parallel for simd schedule(static)
+  for (std::size_t i = 0; i < n; ++i) {
+    p[i].px += p[i].vx * dt;
+    p[i].py += p[i].vy * dt;
+    p[i].pz += p[i].vz * dt;
+  }
+}
+
+template <typename T>
+void particles_soa(const ParticlesSoA<T>& p, std::size_t n, T dt) {
+  T* __restrict px = p.px;
+  T* __restrict py = p.py;
+  T* __restrict pz = p.pz;
+  const T* __restrict vx = p.vx;
+  const T* __restrict vy = p.vy;
+  const T* __restrict vz = p.vz;
+#pragma omp parallel for simd schedule(static)
+  for (std::size_t i = 0; i < n; ++i) {
+    px[i] += vx[i] * dt;
+    py[i] += vy[i] * dt;
+    pz[i] += vz[i] * dt;
+  }
+}
+
+template <typename T>
+void flux_aos(const FluidAoS<T>* in, FluidAoS<T>* out, std::size_t n, T dtdx) {
+  const std::size_t w = n + 2;
+  auto load = [](const FluidAoS<T>& s) { return conserved(s.rho, s.e, s.u, s.v); };
+#pragma omp parallel for schedule(static)
+  for (std::size_t j = 0; j < n; ++j) {
+    const FluidAoS<T>* row = in + (j + 1) * w + 1;
+    FluidAoS<T>* o = out + j * n;
+#pragma omp simd
+    for (std::size_t i = 0; i < n; ++i) {
+      const Conserved<T> d = flux_difference(load(row[i]), load(row[i - 1]), load(row[i + 1]), load(row[i - w]),
+                                             load(row[i + w]), dtdx);
+      o[i] = {d.rho, d.e, d.mx, d.my};
+    }
+  }
+}
+
+template <typename T>
+void flux_soa(const FluidSoA<T>& in, const FluidSoA<T>& out, std::size_t n, T dtdx) {
+  const std::size_t w = n + 2;
+#pragma omp parallel for schedule(static)
+  for (std::size_t j = 0; j < n; ++j) {
+    const std::size_t r = (j + 1) * w + 1;
+    const T* __restrict rho = in.rho + r;
+    const T* __restrict e = in.e + r;
+    const T* __restrict u = in.u + r;
+    const T* __restrict v = in.v + r;
+    T* __restrict orho = out.rho + j * n;
+    T* __restrict oe = out.e + j * n;
+    T* __restrict ou = out.u + j * n;
+    T* __restrict ov = out.v + j * n;
+    auto at = [&](std::ptrdiff_t k) { return conserved(rho[k], e[k], u[k], v[k]); };
+    const std::ptrdiff_t sw = static_cast<std::ptrdiff_t>(w);
+#pragma omp simd
+    for (std::size_t i = 0; i < n; ++i) {
+      const std::ptrdiff_t k = static_cast<std::ptrdiff_t>(i);
+      const Conserved<T> d = flux_difference(at(k), at(k - 1), at(k + 1), at(k - sw), at(k + sw), dtdx);
+      orho[i] = d.rho;
+      oe[i] = d.e;
+      ou[i] = d.mx;
+      ov[i] = d.my;
+    }
+  }
+}
+
+template void particles_aos<float>(ParticleAoS<float>*, std::size_t, float);
+template void particles_aos<double>(ParticleAoS<double>*, std::size_t, double);
+template void particles_soa<float>(const ParticlesSoA<float>&, std::size_t, float);
+template void particles_soa<double>(const ParticlesSoA<double>&, std::size_t, double);
+template void flux_aos<float>(const FluidAoS<float>*, FluidAoS<float>*, std::size_t, float);
+template void flux_aos<double>(const FluidAoS<double>*, FluidAoS<double>*, std::size_t, double);
+template void flux_soa<float>(const FluidSoA<float>&, const FluidSoA<float>&, std::size_t, float);
+template void flux_soa<double>(const FluidSoA<double>&, const FluidSoA<double>&, std::size_t, double);
+
+}  // namespace baseline
+}  // namespace tessera::bench

@@ -1,0 +1,46 @@
+#pragma once
+// Hand-written OpenMP loops (baselines.cpp, the only file built with OpenMP): what each tessera
+// kernel is compared with. Each is the loop an engineer would write for the layout, with
+// `omp parallel for` over the outer index and `simd` on the inner one.
+
+#include "euler.hpp"
+
+#include <cstddef>
+
+namespace tessera::bench::baseline {
+
+/// Whether the baselines were built with OpenMP (else they are serial loops).
+bool have_openmp();
+
+void stream_triad(double* a, const double* b, const double* c, double s, std::size_t n);
+void saxpy(float* y, const float* x, float a, std::size_t n);
+
+template <typename T>
+struct ParticleAoS {
+  T px, py, pz, vx, vy, vz;
+};
+template <typename T>
+struct ParticlesSoA {
+  T *px, *py, *pz, *vx, *vy, *vz;
+};
+template <typename T>
+void particles_aos(ParticleAoS<T>* p, std::size_t n, T dt);
+template <typename T>
+void particles_soa(const ParticlesSoA<T>& p, std::size_t n, T dt);
+
+/// One cell of the AoS fluid arrays.
+template <typename T>
+struct FluidAoS {
+  T rho, e, u, v;
+};
+template <typename T>
+struct FluidSoA {
+  T *rho, *e, *u, *v;
+};
+/// `in` is (n+2) x (n+2) cells with a one-cell halo; `out` is n x n (x fastest in both).
+template <typename T>
+void flux_aos(const FluidAoS<T>* in, FluidAoS<T>* out, std::size_t n, T dtdx);
+template <typename T>
+void flux_soa(const FluidSoA<T>& in, const FluidSoA<T>& out, std::size_t n, T dtdx);
+
+}  // namespace tessera::bench::baseline

@@ -1,0 +1,168 @@
+// 2-D Euler flux difference with the FORCE flux (Ripple §7.3, Table 4): for every cell of an
+// n x n grid, sum_d F(i+1/2) - F(i-1/2) from its four neighbours (it.offset(d, +-1)), in every
+// tessera layout against hand-written AoS and SoA OpenMP loops over arrays with a one-cell halo.
+// The padding holds a ZeroGradient boundary loaded once before timing. Both sides call the same
+// flux_difference (euler.hpp); results must agree to a relative 1e-5.
+#include "baselines.hpp"
+#include "euler.hpp"
+#include "kernels.hpp"
+
+#include <tessera/device/device_set.hpp>
+#include <tessera/exec.hpp>
+#include <tessera/memory/memory_manager.hpp>
+#include <tessera/tensor/tensor.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <numbers>
+#include <vector>
+
+namespace tessera::bench {
+
+namespace {
+
+using T = float;  // Ripple's Table 4 is in single precision
+constexpr T kDtDx = T(0.1);
+
+/// The initial state, the baselines' arrays (halo filled as ZeroGradient) and their outputs.
+struct FluxBaselines {
+  std::size_t n;
+  std::vector<Fluid<T>> dense;  // n x n, for Tensor::fill_from
+  std::vector<baseline::FluidAoS<T>> aos_in, aos_out;
+  std::vector<T> soa_in_data, soa_out_data;
+  baseline::FluidSoA<T> soa_in{}, soa_out{};
+
+  explicit FluxBaselines(std::size_t n_) : n(n_), dense(n * n), aos_in((n + 2) * (n + 2)), aos_out(n * n) {
+    const std::size_t w = n + 2, cells = w * w;
+    soa_in_data.resize(4 * cells);
+    soa_out_data.resize(4 * n * n);
+    T* p = soa_in_data.data();
+    soa_in = {p, p + cells, p + 2 * cells, p + 3 * cells};
+    T* q = soa_out_data.data();
+    soa_out = {q, q + n * n, q + 2 * n * n, q + 3 * n * n};
+    std::vector<double> s(n), c(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      const double a = 2.0 * std::numbers::pi * (static_cast<double>(i) + 0.5) / static_cast<double>(n);
+      s[i] = std::sin(a);
+      c[i] = std::cos(a);
+    }
+    for (std::size_t j = 0; j < n; ++j)
+      for (std::size_t i = 0; i < n; ++i) {
+        T rho, e, u, v;
+        initial_fluid(s[i], c[i], s[j], c[j], rho, e, u, v);
+        dense[j * n + i] = Fluid<T>(rho, e, {u, v});
+      }
+    // Halo: the nearest interior cell (ZeroGradient); corners are never read by the stencil.
+    auto clamp = [&](std::size_t k) { return k == 0 ? 0 : (k > n ? n - 1 : k - 1); };
+    for (std::size_t j = 0; j < w; ++j)
+      for (std::size_t i = 0; i < w; ++i) {
+        const Fluid<T>& f = dense[clamp(j) * n + clamp(i)];
+        const std::size_t k = j * w + i;
+        aos_in[k] = {f.density(), f.energy(), f.u(), f.v()};
+        soa_in.rho[k] = f.density(), soa_in.e[k] = f.energy(), soa_in.u[k] = f.u(), soa_in.v[k] = f.v();
+      }
+  }
+};
+
+bool close(T a, T b, T floor) { return std::abs(a - b) <= T(1e-5) * std::max({std::abs(a), std::abs(b), floor}); }
+
+/// One cell: the state's four neighbours through it.offset(dim, +-1), the result into d.
+template <typename It, typename Out>
+__attribute__((always_inline)) inline void flux_kernel(const It& c, const Out& d, T dtdx) {
+  auto load = [](const It& it) __attribute__((always_inline)) {
+    const auto f = *it;
+    return conserved(f.density(), f.energy(), f.u(), f.v());
+  };
+  const Conserved<T> r = flux_difference(load(c), load(c.offset(0, -1)), load(c.offset(0, 1)), load(c.offset(1, -1)),
+                                         load(c.offset(1, 1)), dtdx);
+  auto o = *d;
+  o.density() = r.rho;
+  o.energy() = r.e;
+  o.u() = r.mx;
+  o.v() = r.my;
+}
+
+template <typename L>
+void run_layout(Report& report, const Settings& s, TriadCeiling& triad, Executor& ex, MemoryManager& memory,
+                FluxBaselines& base, const char* layout_name) {
+  const std::size_t n = base.n;
+  TensorOptions<2> o;
+  o.with_padding(1);
+  Tensor<Fluid<T>, 2, L> u(memory, Extent<2>{n, n}, TensorOptions<2>(o).named("state"));
+  Tensor<Fluid<T>, 2, L> out(memory, Extent<2>{n, n}, TensorOptions<2>(o).named("flux-difference"));
+  Tensor<Fluid<T>, 2, L> out_inl(memory, Extent<2>{n, n}, TensorOptions<2>(o).named("flux-difference-inlined"));
+  u.fill_from(base.dense.data());
+  u.load_boundary(ZeroGradient{});
+
+  // The kernel as a user writes it, and the same body forced inline (see the README: GCC does
+  // not inline the plain lambda into for_each's `omp simd` strip, so that loop stays scalar).
+  auto kernel = [](auto c, auto d, T dtdx) { flux_kernel(c, d, dtdx); };
+  auto inlined = [](auto c, auto d, T dtdx) __attribute__((always_inline)) { flux_kernel(c, d, dtdx); };
+  const auto r = Interleaved::run(
+      s.rounds, {{"tessera", [&] { for_each(ex, kernel, u, out, kDtDx); }},
+                 {"inlined", [&] { for_each(ex, inlined, u, out_inl, kDtDx); }},
+                 {"openmp-aos", [&] { baseline::flux_aos(base.aos_in.data(), base.aos_out.data(), n, kDtDx); }},
+                 {"openmp-soa", [&] { baseline::flux_soa(base.soa_in, base.soa_out, n, kDtDx); }},
+                 {"stream-triad", [&] { triad.run(); }}});
+  // Useful traffic: read the state, write the difference (each once; neighbours hit cache).
+  const double bytes = 2.0 * 4 * sizeof(T) * static_cast<double>(n * n);
+  const std::string name = "force-flux-" + std::to_string(n) + "^2";
+  const std::string variant = std::string("tessera-") + layout_name;
+  const std::string variant_inl = variant + "-inlined";
+  auto renamed = r;
+  renamed.names[renamed.index("tessera")] = variant;
+  renamed.names[renamed.index("inlined")] = variant_inl;
+  report_pair(report, name, renamed, variant, "openmp-aos", bytes);
+  report_pair(report, name, renamed, variant, "openmp-soa", bytes);
+  report_pair(report, name, renamed, variant_inl, "openmp-aos", bytes);
+  report_pair(report, name, renamed, variant_inl, "openmp-soa", bytes);
+  report_vs_stream(report, name, renamed, variant, bytes, triad.bytes());
+  report_vs_stream(report, name, renamed, variant_inl, bytes, triad.bytes());
+  report_vs_stream(report, name + "/" + layout_name, renamed, "openmp-aos", bytes, triad.bytes());
+  report_vs_stream(report, name + "/" + layout_name, renamed, "openmp-soa", bytes, triad.bytes());
+
+  // Relative 1e-5 per value, floored at 1e-5 of each field's largest magnitude so that
+  // differences which cancel to near zero do not count the rounding of their terms.
+  std::vector<Fluid<T>> got(n * n), got_inl(n * n);
+  out.gather_to(got.data());
+  out_inl.gather_to(got_inl.data());
+  T floor[4] = {0, 0, 0, 0};
+  for (const auto& a : base.aos_out) {
+    floor[0] = std::max(floor[0], std::abs(a.rho)), floor[1] = std::max(floor[1], std::abs(a.e));
+    floor[2] = std::max(floor[2], std::abs(a.u)), floor[3] = std::max(floor[3], std::abs(a.v));
+  }
+  for (std::size_t k = 0; k < n * n; ++k) {
+    const auto& a = base.aos_out[k];
+    const T t[4] = {got[k].density(), got[k].energy(), got[k].u(), got[k].v()};
+    const T b[4] = {a.rho, a.e, a.u, a.v};
+    const T c[4] = {base.soa_out.rho[k], base.soa_out.e[k], base.soa_out.u[k], base.soa_out.v[k]};
+    const T i[4] = {got_inl[k].density(), got_inl[k].energy(), got_inl[k].u(), got_inl[k].v()};
+    for (int m = 0; m < 4; ++m)
+      if (!close(t[m], b[m], floor[m]) || !close(c[m], b[m], floor[m]) || !close(i[m], b[m], floor[m])) {
+        mismatch(name + " " + variant + ": cell " + std::to_string(k) + " component " + std::to_string(m) + ": tessera " +
+                 std::to_string(t[m]) + ", OpenMP AoS " + std::to_string(b[m]) + ", OpenMP SoA " + std::to_string(c[m]) + ", inlined " + std::to_string(i[m]));
+        return;
+      }
+  }
+}
+
+}  // namespace
+
+void run_flux(Report& report, const Settings& s, TriadCeiling& triad) {
+  Executor ex;
+  DeviceSet devices = DeviceSet::select("host");
+  MemoryManager memory(devices);
+  const std::vector<std::size_t> sizes = s.quick ? std::vector<std::size_t>{512, 1024}
+                                                 : std::vector<std::size_t>{1024, 2048, 4096};
+  for (std::size_t n : sizes) {
+    Settings f = s;  // a 4096^2 round of all variants takes seconds: fewer rounds there
+    f.rounds = n >= 4096 ? std::min(s.rounds, 3) : std::min(s.rounds, 5);
+    FluxBaselines base(n);
+    run_layout<Contiguous>(report, f, triad, ex, memory, base, "contiguous");
+    run_layout<Strided>(report, f, triad, ex, memory, base, "strided");
+    run_layout<Tiled<8>>(report, f, triad, ex, memory, base, "tiled8");
+    run_layout<Tiled<16>>(report, f, triad, ex, memory, base, "tiled16");
+  }
+}
+
+}  // namespace tessera::bench
