@@ -24,6 +24,33 @@ namespace tessera::bench {
 
 namespace {
 
+// Kernels as function objects: nvcc's extended __host__ __device__ lambdas cannot be generic.
+struct Saxpy {
+  template <typename X, typename Y>
+  TESSERA_HOST_DEVICE void operator()(X xi, Y yi, float k) const { *yi = k * *xi + *yi; }
+};
+struct UpdateParticle {
+  template <typename P>
+  TESSERA_HOST_DEVICE void operator()(P p, float dt) const { p->update(dt); }
+};
+struct FluxDifference {
+  template <typename It>
+  TESSERA_HOST_DEVICE static Conserved<float> load(const It& it) {
+    const auto f = *it;
+    return conserved(f.density(), f.energy(), f.u(), f.v());
+  }
+  template <typename C, typename D>
+  TESSERA_HOST_DEVICE void operator()(C c, D d, float dtdx) const {
+    const Conserved<float> r = flux_difference(load(c), load(c.offset(0, -1)), load(c.offset(0, 1)),
+                                               load(c.offset(1, -1)), load(c.offset(1, 1)), dtdx);
+    auto w = *d;
+    w.density() = r.rho;
+    w.energy() = r.e;
+    w.u() = r.mx;
+    w.v() = r.my;
+  }
+};
+
 /// Times GPU work on the host clock: every variant returns only once its work is done.
 void saxpy_vs_cublas(Report& report, const Settings& s, Executor& ex, MemoryManager& memory) {
   const std::size_t n = s.quick ? 20'000'000 : 100'000'000;
@@ -53,7 +80,7 @@ void saxpy_vs_cublas(Report& report, const Settings& s, Executor& ex, MemoryMana
   const auto r = Interleaved::run(
       s.rounds,
       {{"tessera",
-        [&] { for_each(ex, [] TESSERA_HOST_DEVICE(auto xi, auto yi, float k) { *yi = k * *xi + *yi; }, x, y, a); }},
+        [&] { for_each(ex, Saxpy{}, x, y, a); }},
        {"cublas", [&] {
           cublasSaxpy(handle, count, &a, dx, 1, dy, 1);
           cudaDeviceSynchronize();
@@ -89,7 +116,7 @@ void particles_strided_vs_contiguous(Report& report, const Settings& s, Executor
   const Extent<3> size = s.quick ? Extent<3>{1000, 100, 20} : Extent<3>{1000, 100, 100};
   auto soa = particles_on_gpu<Strided>(memory, size);
   auto aos = particles_on_gpu<Contiguous>(memory, size);
-  auto update = [] TESSERA_HOST_DEVICE(auto p, float dt) { p->update(dt); };
+  const UpdateParticle update;
   const auto r = Interleaved::run(s.rounds, {{"tessera-strided", [&] { for_each(ex, update, soa, 0.5f); }},
                                              {"tessera-contiguous", [&] { for_each(ex, update, aos, 0.5f); }}});
   const double bytes = 9.0 * sizeof(float) * static_cast<double>(size.volume());
@@ -129,19 +156,7 @@ void flux_in_shared(Report& report, const Settings& s, Executor& ex, MemoryManag
   Tensor<Fluid<T>, 2, L> global_out(memory, Extent<2>{n, n}, TensorOptions<2>(o).named("flux-global"));
   u.fill_from(dense.data());
   u.load_boundary(ZeroGradient{});
-  auto kernel = [] TESSERA_HOST_DEVICE(auto c, auto d, T dtdx) {
-    auto load = [] TESSERA_HOST_DEVICE(const auto& it) {
-      const auto f = *it;
-      return conserved(f.density(), f.energy(), f.u(), f.v());
-    };
-    const Conserved<T> r = flux_difference(load(c), load(c.offset(0, -1)), load(c.offset(0, 1)), load(c.offset(1, -1)),
-                                           load(c.offset(1, 1)), dtdx);
-    auto w = *d;
-    w.density() = r.rho;
-    w.energy() = r.e;
-    w.u() = r.mx;
-    w.v() = r.my;
-  };
+  const FluxDifference kernel;
   const T dtdx = T(0.1);
   const auto r = Interleaved::run(s.rounds, {{"in_shared", [&] { for_each(ex, kernel, in_shared(u), shared_out, dtdx); }},
                                              {"global", [&] { for_each(ex, kernel, u, global_out, dtdx); }}});
