@@ -55,6 +55,10 @@ PartitionPlan make_partition_plan(const PartitionRequest& r) {
     if (r.sizes[d] == 0)
       throw Error(who + ": " + dim + " has size 0; every dimension needs at least one cell (for a " +
                   "lower-dimensional tensor use a Tensor with fewer dimensions)");
+    // Extent stores sizes unsigned, so a negative size arrives wrapped to a huge one.
+    if (r.sizes[d] > (std::size_t{1} << 48))
+      throw Error(who + ": " + dim + " has size " + std::to_string(static_cast<std::int64_t>(r.sizes[d])) +
+                  " (as a signed number); sizes must be positive, and below 2^48 cells per dimension");
     if (r.partitions[d] == 0)
       throw Error(who + ": " + dim + " has 0 partitions; use at least 1 (1 means not partitioned)");
     if (r.sub_partitions[d] == 0)

@@ -27,6 +27,12 @@ TEST_P(TensorErrors, ZeroExtent) {
                {"tensor 'rho'", "dimension 1 has size 0", "at least one cell"});
 }
 
+TEST_P(TensorErrors, NegativeExtent) {
+  const int rows = -3;
+  expect_error([&] { Tensor<float, 2> t(memory(), {4, rows}, named("rho")); },
+               {"tensor 'rho'", "dimension 1 has size -3", "sizes must be positive"});
+}
+
 TEST_P(TensorErrors, ZeroPartitions) {
   auto o = named("rho");
   o.partitions = {0, 1};

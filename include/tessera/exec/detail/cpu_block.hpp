@@ -87,6 +87,19 @@ std::size_t first_tile_head(const A&... a) {
   return h == static_cast<std::size_t>(-1) ? 0 : h;
 }
 
+/// The lanes of one strip. `flatten` inlines the kernel into the loop however large it is: a
+/// call per site would stop the vectoriser ("statement clobbers memory").
+template <std::size_t N, typename F, typename... B>
+[[gnu::flatten]] inline void run_strip(F& kernel, std::size_t vvl, const B&... b) {
+  if constexpr (N > 0) {
+    TESSERA_INDEPENDENT_LANES
+    for (std::size_t lane = 0; lane < N; ++lane) kernel(along_x(b, static_cast<std::ptrdiff_t>(lane))...);
+  } else {
+    TESSERA_INDEPENDENT_LANES
+    for (std::size_t lane = 0; lane < vvl; ++lane) kernel(along_x(b, static_cast<std::ptrdiff_t>(lane))...);
+  }
+}
+
 template <std::size_t D, typename F, typename... A>
 void run_block_on_cpu(Executor* executor, const ExecOptions& options, const LaunchShape<D>& launch,
                       const Extent<D>& n, F& kernel, const A&... args) {
@@ -142,17 +155,7 @@ void run_block_on_cpu(Executor* executor, const ExecOptions& options, const Laun
                 return std::make_tuple(tile_aligned(along_x(s, static_cast<std::ptrdiff_t>(x)))...);
             },
             starts);
-        std::apply(
-            [&](const auto&... b) {
-              if constexpr (N > 0) {
-                TESSERA_INDEPENDENT_LANES
-                for (std::size_t lane = 0; lane < N; ++lane) kernel(along_x(b, static_cast<std::ptrdiff_t>(lane))...);
-              } else {
-                TESSERA_INDEPENDENT_LANES
-                for (std::size_t lane = 0; lane < vvl; ++lane) kernel(along_x(b, static_cast<std::ptrdiff_t>(lane))...);
-              }
-            },
-            bases);
+        std::apply([&](const auto&... b) { run_strip<N>(kernel, vvl, b...); }, bases);
       }
     };
     constexpr std::size_t natural = default_vvl<A...>();
