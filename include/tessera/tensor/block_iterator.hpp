@@ -60,20 +60,13 @@ class BlockIterator {
     return traits::at(row_, x_, walk_.pitch);
   }
   TESSERA_HOST_DEVICE TESSERA_FORCE_INLINE constexpr auto operator->() const noexcept {
-    struct Arrow {
-      view_type v;
-      TESSERA_HOST_DEVICE constexpr auto* operator->() noexcept { return &v; }
-    };
-    return Arrow{**this};
+    return detail::ArrowProxy<view_type>{**this};
   }
   TESSERA_HOST_DEVICE TESSERA_FORCE_INLINE constexpr BlockIterator offset(std::size_t d,
                                                                           std::ptrdiff_t n) const noexcept {
     BlockIterator r = *this;
     r.local_.coords[d] += n;
-    if (d == 0)
-      r.x_ += n;
-    else
-      r.row_ += n * walk_.row_step[d];
+    walk_.step(r.row_, r.x_, d, n);
     return r;
   }
   /// Index within the block (interior origin 0).
@@ -122,11 +115,7 @@ class BlockIterator<T, D, L, StaticExtent<Ns...>> {
     return traits::at(data_ + off, local_.coords[0], pitch);
   }
   TESSERA_HOST_DEVICE TESSERA_FORCE_INLINE constexpr auto operator->() const noexcept {
-    struct Arrow {
-      view_type v;
-      TESSERA_HOST_DEVICE constexpr auto* operator->() noexcept { return &v; }
-    };
-    return Arrow{**this};
+    return detail::ArrowProxy<view_type>{**this};
   }
   TESSERA_HOST_DEVICE TESSERA_FORCE_INLINE constexpr BlockIterator offset(std::size_t d,
                                                                           std::ptrdiff_t n) const noexcept {

@@ -58,11 +58,7 @@ class IndexedIterator {
   }
   /// it->update(dt): calls a member of the site's view.
   TESSERA_HOST_DEVICE TESSERA_FORCE_INLINE constexpr auto operator->() const noexcept {
-    struct Arrow {
-      view_type v;
-      TESSERA_HOST_DEVICE constexpr auto* operator->() noexcept { return &v; }
-    };
-    return Arrow{**this};
+    return detail::ArrowProxy<view_type>{**this};
   }
 
   /// The iterator `n` sites away along dimension `d` (padding included; chain calls to move in
@@ -71,10 +67,7 @@ class IndexedIterator {
                                                                             std::ptrdiff_t n) const noexcept {
     IndexedIterator r = *this;
     r.local_.coords[d] += n;
-    if (d == 0)
-      r.x_ += n;
-    else
-      r.row_ += n * walk_.row_step[d];
+    walk_.step(r.row_, r.x_, d, n);
     return r;
   }
 

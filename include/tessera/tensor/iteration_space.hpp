@@ -27,6 +27,15 @@ struct BlockWalk {
     for (std::size_t d = 1; d < D; ++d) row_step[d] = g.row_stride(d) * static_cast<std::ptrdiff_t>(g.row_bytes);
   }
 
+  /// Moves a site position (row, x) `n` sites along dimension d: x within the row, else whole rows.
+  TESSERA_HOST_DEVICE TESSERA_FORCE_INLINE constexpr void step(std::byte*& row, std::ptrdiff_t& x, std::size_t d,
+                                                               std::ptrdiff_t n) const noexcept {
+    if (d == 0)
+      x += n;
+    else
+      row += n * row_step[d];
+  }
+
   /// The row holding block-local index `local`, from the block's first row.
   TESSERA_HOST_DEVICE TESSERA_FORCE_INLINE constexpr std::byte* row(std::byte* data,
                                                                    const Index<D>& local) const noexcept {
@@ -35,5 +44,15 @@ struct BlockWalk {
     return data + off;
   }
 };
+
+namespace detail {
+/// What an iterator's operator-> returns: it holds the site's view (a temporary) so that
+/// `it->update(dt)` can call a member of it.
+template <typename View>
+struct ArrowProxy {
+  View v;
+  TESSERA_HOST_DEVICE constexpr auto* operator->() noexcept { return &v; }
+};
+}  // namespace detail
 
 }  // namespace tessera
