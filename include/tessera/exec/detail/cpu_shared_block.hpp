@@ -1,15 +1,17 @@
 #pragma once
 // `in_shared` on the CPU: each launch tile of a block is staged, with the tensor's padding
 // around it, in a scratch buffer laid out like the tensor; the kernel gets BlockIterators over
-// the scratch; the tile's interior is copied back afterwards. The same semantics as the CUDA
+// the scratch; the tiles' interiors are copied back once every tile has run. The same semantics as the CUDA
 // shared-memory path, so tests can hold the two to each other and to the global-memory path.
 
 #include <algorithm>
 #include <cstddef>
 #include <memory>
 #include <new>
+#include <optional>
 #include <tuple>
 #include <utility>
+#include <vector>
 
 #include "tessera/core/box.hpp"
 #include "tessera/core/index.hpp"
@@ -96,6 +98,12 @@ void run_block_on_cpu_shared(Executor* executor, const ExecOptions& options, con
     tiles.sizes[d] = (n.sizes[d] + tile.sizes[d] - 1) / tile.sizes[d];
   }
   if (n.volume() == 0) return;
+  // Two phases, so that no tile writes its interior back while a neighbour is still staging it as
+  // padding: every tile sees the values from before the launch, and the result does not depend on
+  // the order in which tiles run.
+  using Stages = std::tuple<TileStage<A, D>...>;
+  const std::size_t count = tiles.volume();
+  std::vector<std::optional<Stages>> staged(count);
   auto run_tile = [&](std::size_t t) {
     const Index<D> ti = tiles.delinear(t);
     Box<D> box;
@@ -104,18 +112,22 @@ void run_block_on_cpu_shared(Executor* executor, const ExecOptions& options, con
       box.hi.coords[d] = std::min<std::int64_t>(box.lo.coords[d] + static_cast<std::int64_t>(tile.sizes[d]),
                                                 static_cast<std::int64_t>(n.sizes[d]));
     }
-    auto stages = std::make_tuple(TileStage<A, D>(args, box)...);
+    Stages& stages = staged[t].emplace(TileStage<A, D>(args, box)...);
     for_each_point(Box<D>(box.extent()), [&](const Index<D>& in_tile) {
       const Index<D> local = in_tile + box.lo;
       std::apply([&](const auto&... s) { kernel(tile_site_arg(args, s, launch, in_tile, local)...); }, stages);
     });
-    std::apply([](auto&... s) { (s.write_back(), ...); }, stages);
   };
-  const std::size_t count = tiles.volume();
+  auto write_back = [&](std::size_t t) {
+    std::apply([](auto&... s) { (s.write_back(), ...); }, *staged[t]);
+    staged[t].reset();
+  };
   if (executor != nullptr && count > 1) {
     executor->parallel_for(0, count, run_tile, 1);
+    executor->parallel_for(0, count, write_back, 1);
   } else {
     for (std::size_t t = 0; t < count; ++t) run_tile(t);
+    for (std::size_t t = 0; t < count; ++t) write_back(t);
   }
 }
 
