@@ -151,21 +151,23 @@ Solution<T> solve(tessera::MemoryManager& memory, tessera::Executor& executor, c
   tessera::ReductionResult<std::int64_t> busy;
 
   Solution<T> solution;
+  const std::size_t limit = problem.iteration_limit();
   const auto t0 = std::chrono::steady_clock::now();
+  // DOC eikonal-loop begin
   do {
-    if (solution.iterations == problem.iteration_limit())
-      throw tessera::Error("eikonal: FIM did not converge within " + std::to_string(solution.iterations) +
-                           " iterations (size " + std::to_string(problem.size) + ", band " +
-                           std::to_string(problem.band) + "); this is a bug: please report it");
-    phi.exchange_padding();
+    phi.exchange_padding();  // neighbours' phi and state for the activation stencil
     tessera::for_each(executor, activate, phi, next);
-    next.exchange_padding();
+    next.exchange_padding();  // and for the update stencil
     tessera::for_each(executor, update, next, phi);
     busy.reset();
     tessera::reduce(executor, phi, busy, tessera::Sum{}, IsBusy{});
-    ++solution.iterations;
-  } while (busy.value() > 0);
+  } while (++solution.iterations < limit && busy.value() > 0);
+  // DOC eikonal-loop end
   solution.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  if (busy.value() > 0)
+    throw tessera::Error("eikonal: FIM did not converge within " + std::to_string(limit) + " iterations (size " +
+                         std::to_string(problem.size) + ", band " + std::to_string(problem.band) +
+                         "); the front should settle in about sqrt(D) * band: please report this");
 
   std::vector<Cell<T>> cells(n.volume());
   phi.gather_to(cells.data());

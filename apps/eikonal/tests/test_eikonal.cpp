@@ -47,6 +47,27 @@ TEST(Godunov, ClosedFormsInOneTwoAndThreeDimensions) {
   EXPECT_EQ((eikonal::godunov_update<double, 3>(d3, 1.0)), inf);
 }
 
+// The example of docs/eikonal.md (checked word for word by docs.eikonal_examples_match).
+TEST(FimDocs, Example) {
+  // DOC eikonal-example begin
+  tessera::DeviceSet devices = tessera::DeviceSet::select("sim:2:64MiB");
+  tessera::MemoryManager memory(devices);
+  tessera::Executor executor;
+
+  eikonal::Problem<2> problem;
+  problem.size = 128;           // cells per side of [0, 1]^2: h = 1 / 128
+  problem.band = 20;            // phi is computed where it is at most 20 h, +inf beyond
+  problem.partitions = {1, 2};  // one partition per sim device
+  auto solution = eikonal::solve<float, 2, tessera::Strided>(memory, executor, problem);
+
+  eikonal::Errors e = eikonal::measure_errors(problem, solution.phi);
+  EXPECT_LE(e.max, eikonal::error_bound(problem));  // O(h log(1/h)) for a point source
+  EXPECT_EQ(e.missing, 0u);                          // every site of the band was reached
+  EXPECT_LE(solution.iterations, 32u);               // about sqrt(2) * band
+  // DOC eikonal-example end
+  memory.synchronize();
+}
+
 /// A device set, memory manager and executor for one device spec.
 struct Machine {
   explicit Machine(const std::string& spec)
