@@ -103,6 +103,20 @@ void NodeGraph::clear() {
   prepared_ = false;
 }
 
+void NodeGraph::absorb(NodeGraph& other) {
+  if (&other == this) throw Error("NodeGraph::absorb: graph '" + name_ + "' cannot absorb itself");
+  throw_if_running("absorb another graph");
+  other.throw_if_running("be absorbed into another graph");
+  for (auto& n : other.nodes_) {
+    n->graph_ = this;
+    nodes_.push_back(std::move(n));
+  }
+  other.nodes_.clear();
+  other.sources_.clear();
+  other.prepared_ = false;
+  prepared_ = false;
+}
+
 void NodeGraph::throw_if_running(const char* what) const {
   if (running())
     throw Error("graph '" + name_ + "' is running: cannot " + what + " until the run's future is ready");

@@ -81,54 +81,74 @@ void place_stage(BA& a, const Extent<D>& tile, std::size_t& offset) {
 
 }  // namespace detail
 
-/// Runs `kernel` at every interior site of the tensor arguments (see the top of this file).
-/// Throws tessera::Error when no argument is a tensor, tensors differ in sizes, partitions or
-/// placement, or a block is on a CUDA device and this call was not compiled by nvcc.
-template <typename F, typename... A>
-  requires(!std::is_same_v<std::remove_cvref_t<F>, ExecOptions>)
-void for_each(Executor& executor, const ExecOptions& options, F&& kernel, A&&... args) {
-  static_assert((detail::is_tensor_argument<A>() || ...),
-                "tessera::for_each needs at least one tensor argument to iterate over");
-  constexpr const char* what = "tessera::for_each";
-  const std::size_t blocks = detail::check_same_blocks(what, args...);
-  auto& first = detail::first_tensor(args...);
-  constexpr std::size_t D = std::remove_cvref_t<decltype(first)>::dims;
+namespace detail {
+
+/// Whether block b of `first` runs on its device (true) or on the host's workers.
+template <typename Tn>
+bool runs_on_device(const Tn& first, std::size_t b, const ExecOptions& options) {
+  return first.space(b) != 0 && options.kind != ExecKind::cpu;
+}
+
+/// The stream a device block's kernels go to: one of its device's compute streams, chosen by
+/// block number so that the blocks on one device spread over its streams.
+template <typename Tn>
+Stream& block_stream(const Tn& first, std::size_t b) {
+  Device& device = first.memory().device(first.space(b));
+  return device.compute_stream(b % device.num_compute_streams());
+}
+
+/// Checks for_each's arguments (see for_each); returns the block count.
+template <typename... A>
+std::size_t check_kernel_arguments(const char* what, const ExecOptions& options, A&... args) {
+  const std::size_t blocks = check_same_blocks(what, args...);
+  auto& first = first_tensor(args...);
   for (std::size_t b = 0; b < blocks; ++b) {
     auto check = [&](auto& a) {
-      if constexpr (detail::is_tensor_argument<decltype(a)>()) detail::check_block_matches(what, b, first, detail::tensor_of(a));
+      if constexpr (is_tensor_argument<decltype(a)>()) check_block_matches(what, b, first, tensor_of(a));
     };
     (check(args), ...);
   }
-  constexpr bool shared = detail::any_in_shared<A...>();
-  MemoryManager& memory = first.memory();
-  LaunchShape<D> launch;
-  launch.global_size = first.size();
-  for (std::size_t d = 0; d < D; ++d) launch.block_size.sizes[d] = d < 3 && options.block[d] > 0 ? options.block[d] : 1;
-
-  const bool on_host_only = options.kind == ExecKind::cpu;
   if (options.kind == ExecKind::gpu)
     for (std::size_t b = 0; b < blocks; ++b)
       if (first.space(b) == 0)
         throw Error(std::string(what) + ": the kernel is to run on a GPU (ExecOptions::kind = gpu), but block " +
                     std::to_string(b) + " of tensor '" + first.name() + "' lives on the host" +
-                    (memory.num_spaces() == 1 ? " and there is no device: select one (e.g. TESSERA_DEVICES=sim:2)"
-                                              : ": place the tensor's partitions on devices"));
+                    (first.memory().num_spaces() == 1
+                         ? " and there is no device: select one (e.g. TESSERA_DEVICES=sim:2)"
+                         : ": place the tensor's partitions on devices"));
+  return blocks;
+}
 
-  // Device blocks first (they only enqueue), then host blocks, then wait for the devices.
-  std::vector<Event> pending;
-  for (std::size_t b = 0; b < blocks; ++b) {
+/// Runs `kernel` over block b of the (already checked) arguments. A device block is enqueued on
+/// `block_stream(first, b)` and the call returns at once: the memory layer orders later accesses
+/// to its tensors after it. A host block runs now, on `executor`'s workers with the caller
+/// taking part (on the caller alone when `executor` is null).
+template <typename F, typename... A>
+void launch_block(Executor* executor, const ExecOptions& options, std::size_t b, F& kernel, A&&... args) {
+  constexpr const char* what = "tessera::for_each";
+  constexpr bool shared = any_in_shared<A...>();
+  auto& first = first_tensor(args...);
+  constexpr std::size_t D = std::remove_cvref_t<decltype(first)>::dims;
+  MemoryManager& memory = first.memory();
+  LaunchShape<D> launch;
+  launch.global_size = first.size();
+  for (std::size_t d = 0; d < D; ++d) launch.block_size.sizes[d] = d < 3 && options.block[d] > 0 ? options.block[d] : 1;
+  const Extent<D> n = first.geometry(b).interior.extent();
+
+  if (runs_on_device(first, b, options)) {
     const std::size_t space = first.space(b);
-    if (space == 0 || on_host_only) continue;
     Device& device = memory.device(space);
-    Stream& stream = device.compute_stream(b % device.num_compute_streams());
-    const Extent<D> n = first.geometry(b).interior.extent();
+    Stream& stream = block_stream(first, b);
     auto prepare = [&](auto& a) {
-      if constexpr (detail::is_tensor_argument<decltype(a)>()) {
-        void* p = detail::tensor_of(a).buffer(b).prepare(space, stream, Access::read_write);
-        return detail::block_arg(a, b, static_cast<std::byte*>(p));
+      if constexpr (is_tensor_argument<decltype(a)>()) {
+        void* p = tensor_of(a).buffer(b).prepare(space, stream, Access::read_write);
+        return block_arg(a, b, static_cast<std::byte*>(p));
       } else {
-        return detail::block_arg(a, b, nullptr);
+        return block_arg(a, b, nullptr);
       }
+    };
+    auto finish = [&](auto& a) {
+      if constexpr (is_tensor_argument<decltype(a)>()) tensor_of(a).buffer(b).finish(space, stream, Access::read_write);
     };
     if (device.kind() == DeviceKind::cuda) {
 #if defined(__CUDACC__)
@@ -140,18 +160,14 @@ void for_each(Executor& executor, const ExecOptions& options, F&& kernel, A&&...
       std::size_t shared_bytes = 0;
       Extent<D> tile;
       for (std::size_t d = 0; d < D; ++d) tile.sizes[d] = launch.block_size.sizes[d];
-      std::apply([&](auto&... ba) { (detail::place_stage<D>(ba, tile, shared_bytes), ...); }, block_args);
+      std::apply([&](auto&... ba) { (place_stage<D>(ba, tile, shared_bytes), ...); }, block_args);
       std::apply(
           [&](const auto&... ba) {
-            detail::launch_block_on_cuda<shared>(static_cast<cudaStream_t>(stream.native_handle()), threads,
-                                                 shared_bytes, launch, n, kernel, ba...);
+            launch_block_on_cuda<shared>(static_cast<cudaStream_t>(stream.native_handle()), threads, shared_bytes,
+                                         launch, n, kernel, ba...);
           },
           block_args);
       const cudaError_t launched = cudaGetLastError();
-      auto finish = [&](auto& a) {
-        if constexpr (detail::is_tensor_argument<decltype(a)>())
-          detail::tensor_of(a).buffer(b).finish(space, stream, Access::read_write);
-      };
       (finish(args), ...);
       if (launched != cudaSuccess)
         throw Error(std::string(what) + ": kernel launch on " + device.name() + " for block " + std::to_string(b) +
@@ -170,42 +186,57 @@ void for_each(Executor& executor, const ExecOptions& options, F&& kernel, A&&...
             std::apply(
                 [&](const auto&... ba) {
                   if constexpr (shared)
-                    detail::run_block_on_cpu_shared<D>(nullptr, options, launch, n, kernel, ba...);
+                    run_block_on_cpu_shared<D>(nullptr, options, launch, n, kernel, ba...);
                   else
-                    detail::run_block_on_cpu<D>(nullptr, options, launch, n, kernel, ba...);
+                    run_block_on_cpu<D>(nullptr, options, launch, n, kernel, ba...);
                 },
                 block_args);
           },
           first.name() + " kernel");
-      auto finish = [&](auto& a) {
-        if constexpr (detail::is_tensor_argument<decltype(a)>())
-          detail::tensor_of(a).buffer(b).finish(space, stream, Access::read_write);
-      };
       (finish(args), ...);
     }
-    pending.push_back(stream.record());
+    return;
   }
 
+  HostHolds holds;
+  auto hold = [&](auto& a) {
+    if constexpr (is_tensor_argument<decltype(a)>())
+      return block_arg(a, b, holds.hold(tensor_of(a).buffer(b), Access::read_write));
+    else
+      return block_arg(a, b, nullptr);
+  };
+  auto block_args = std::make_tuple(hold(args)...);
+  std::apply(
+      [&](const auto&... ba) {
+        if constexpr (shared)
+          run_block_on_cpu_shared<D>(executor, options, launch, n, kernel, ba...);
+        else
+          run_block_on_cpu<D>(executor, options, launch, n, kernel, ba...);
+      },
+      block_args);
+}
+
+}  // namespace detail
+
+/// Runs `kernel` at every interior site of the tensor arguments (see the top of this file).
+/// Throws tessera::Error when no argument is a tensor, tensors differ in sizes, partitions or
+/// placement, or a block is on a CUDA device and this call was not compiled by nvcc.
+template <typename F, typename... A>
+  requires(!std::is_same_v<std::remove_cvref_t<F>, ExecOptions>)
+void for_each(Executor& executor, const ExecOptions& options, F&& kernel, A&&... args) {
+  static_assert((detail::is_tensor_argument<A>() || ...),
+                "tessera::for_each needs at least one tensor argument to iterate over");
+  const std::size_t blocks = detail::check_kernel_arguments("tessera::for_each", options, args...);
+  auto& first = detail::first_tensor(args...);
+  // Device blocks first (they only enqueue), then host blocks, then wait for the devices.
+  std::vector<Event> pending;
   for (std::size_t b = 0; b < blocks; ++b) {
-    if (first.space(b) != 0 && !on_host_only) continue;
-    detail::HostHolds holds;
-    auto hold = [&](auto& a) {
-      if constexpr (detail::is_tensor_argument<decltype(a)>())
-        return detail::block_arg(a, b, holds.hold(detail::tensor_of(a).buffer(b), Access::read_write));
-      else
-        return detail::block_arg(a, b, nullptr);
-    };
-    auto block_args = std::make_tuple(hold(args)...);
-    const Extent<D> n = first.geometry(b).interior.extent();
-    std::apply(
-        [&](const auto&... ba) {
-          if constexpr (shared)
-            detail::run_block_on_cpu_shared<D>(&executor, options, launch, n, kernel, ba...);
-          else
-            detail::run_block_on_cpu<D>(&executor, options, launch, n, kernel, ba...);
-        },
-        block_args);
+    if (!detail::runs_on_device(first, b, options)) continue;
+    detail::launch_block(&executor, options, b, kernel, args...);
+    pending.push_back(detail::block_stream(first, b).record());
   }
+  for (std::size_t b = 0; b < blocks; ++b)
+    if (!detail::runs_on_device(first, b, options)) detail::launch_block(&executor, options, b, kernel, args...);
   for (Event& e : pending) e.synchronize();
 }
 

@@ -152,60 +152,71 @@ R reduce_block_on_cpu(Executor* executor, const BA& arg, const LaunchShape<D>& l
 }
 }  // namespace detail
 
-/// Folds `map(it)` over every interior site of `tensor` with `reducer` (Sum, Max, Min, or any
-/// type with the same two members) into `result`, which is complete on return. Blocks on CUDA
-/// devices need this call compiled by nvcc.
-template <TensorLike Tn, typename R, typename Reducer, typename Map = detail::SiteValue>
-void reduce(Executor& executor, Tn& tensor, ReductionResult<R>& result, const Reducer& reducer, const Map& map = {}) {
+namespace detail {
+
+/// Reduces block b of `tensor` into `*slot`. A device block is enqueued on its compute stream
+/// (tensor.space(b)'s stream b % streams, as for_each uses) and `*slot` is written when the
+/// stream gets there; a host block is reduced now, on `executor`'s workers (the caller alone
+/// when null).
+template <typename R, TensorLike Tn, typename Reducer, typename Map>
+void reduce_block(Executor* executor, Tn& tensor, std::size_t b, const Reducer& reducer, const Map& map, R* slot) {
   constexpr std::size_t D = Tn::dims;
-  using T = typename Tn::value_type;
-  using L = typename Tn::layout_type;
-  using Arg = detail::TensorBlockArg<T, D, L>;
-  result.reset();
+  using Arg = TensorBlockArg<typename Tn::value_type, D, typename Tn::layout_type>;
   LaunchShape<D> launch;
   launch.global_size = tensor.size();
   for (std::size_t d = 0; d < D; ++d) launch.block_size.sizes[d] = 1;
-  MemoryManager& memory = tensor.memory();
-  const std::size_t blocks = tensor.num_blocks();
-  std::vector<R> partials(blocks, Reducer::template identity<R>());
-  std::vector<Event> pending;
-
-  for (std::size_t b = 0; b < blocks; ++b) {
-    const std::size_t space = tensor.space(b);
-    if (space == 0) continue;
-    Device& device = memory.device(space);
-    Stream& stream = device.compute_stream(b % device.num_compute_streams());
-    const Extent<D> n = tensor.geometry(b).interior.extent();
-    auto* data = static_cast<std::byte*>(tensor.buffer(b).prepare(space, stream, Access::read));
-    const Arg arg{data, tensor.geometry(b)};
-    if (device.kind() == DeviceKind::cuda) {
-#if defined(__CUDACC__)
-      device.make_current();
-      detail::reduce_block_on_cuda<R>(device, stream, arg, launch, n, reducer, map, &partials[b]);
-#else
-      tensor.buffer(b).finish(space, stream, Access::read);
-      throw Error("tessera::reduce: block " + std::to_string(b) + " of tensor '" + tensor.name() + "' lives on " +
-                  device.name() + ", but this reduction was compiled without CUDA; compile the calling file with nvcc");
-#endif
-    } else {
-      R* slot = &partials[b];
-      stream.enqueue_host([slot, arg, launch, n, reducer, map] { *slot = detail::reduce_block_on_cpu<R>(nullptr, arg, launch, n, reducer, map); },
-                          tensor.name() + " reduce");
-    }
-    tensor.buffer(b).finish(space, stream, Access::read);
-    pending.push_back(stream.record());
-  }
-  for (std::size_t b = 0; b < blocks; ++b) {
-    if (tensor.space(b) != 0) continue;
+  const Extent<D> n = tensor.geometry(b).interior.extent();
+  const std::size_t space = tensor.space(b);
+  if (space == 0) {
     Buffer& buffer = tensor.buffer(b);
     auto* data = static_cast<std::byte*>(buffer.request(Access::read).get());
     struct Release {
       Buffer& b;
       ~Release() { b.release(); }
     } release{buffer};
-    partials[b] = detail::reduce_block_on_cpu<R>(&executor, Arg{data, tensor.geometry(b)}, launch,
-                                                 tensor.geometry(b).interior.extent(), reducer, map);
+    *slot = reduce_block_on_cpu<R>(executor, Arg{data, tensor.geometry(b)}, launch, n, reducer, map);
+    return;
   }
+  Device& device = tensor.memory().device(space);
+  Stream& stream = device.compute_stream(b % device.num_compute_streams());
+  auto* data = static_cast<std::byte*>(tensor.buffer(b).prepare(space, stream, Access::read));
+  const Arg arg{data, tensor.geometry(b)};
+  if (device.kind() == DeviceKind::cuda) {
+#if defined(__CUDACC__)
+    device.make_current();
+    reduce_block_on_cuda<R>(device, stream, arg, launch, n, reducer, map, slot);
+#else
+    tensor.buffer(b).finish(space, stream, Access::read);
+    throw Error("tessera::reduce: block " + std::to_string(b) + " of tensor '" + tensor.name() + "' lives on " +
+                device.name() + ", but this reduction was compiled without CUDA; compile the calling file with nvcc");
+#endif
+  } else {
+    stream.enqueue_host([slot, arg, launch, n, reducer, map] { *slot = reduce_block_on_cpu<R>(nullptr, arg, launch, n, reducer, map); },
+                        tensor.name() + " reduce");
+  }
+  tensor.buffer(b).finish(space, stream, Access::read);
+}
+
+}  // namespace detail
+
+/// Folds `map(it)` over every interior site of `tensor` with `reducer` (Sum, Max, Min, or any
+/// type with the same two members) into `result`, which is complete on return. Blocks on CUDA
+/// devices need this call compiled by nvcc.
+template <TensorLike Tn, typename R, typename Reducer, typename Map = detail::SiteValue>
+void reduce(Executor& executor, Tn& tensor, ReductionResult<R>& result, const Reducer& reducer, const Map& map = {}) {
+  result.reset();
+  const std::size_t blocks = tensor.num_blocks();
+  std::vector<R> partials(blocks, Reducer::template identity<R>());
+  std::vector<Event> pending;
+  // Device blocks first (they only enqueue), then host blocks, then wait for the devices.
+  for (std::size_t b = 0; b < blocks; ++b) {
+    if (tensor.space(b) == 0) continue;
+    detail::reduce_block<R>(&executor, tensor, b, reducer, map, &partials[b]);
+    Device& device = tensor.memory().device(tensor.space(b));
+    pending.push_back(device.compute_stream(b % device.num_compute_streams()).record());
+  }
+  for (std::size_t b = 0; b < blocks; ++b)
+    if (tensor.space(b) == 0) detail::reduce_block<R>(&executor, tensor, b, reducer, map, &partials[b]);
   for (Event& e : pending) e.synchronize();
   R total = Reducer::template identity<R>();
   for (const R& p : partials) total = reducer(total, p);

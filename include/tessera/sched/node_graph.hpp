@@ -74,6 +74,11 @@ public:
   /// Removes every node. Throws tessera::Error while the graph is running.
   void clear();
 
+  /// Moves every node of `other` (with its edges) into this graph, leaving `other` empty. Front
+  /// ends use it to join subgraphs node to node. Throws tessera::Error when either is running
+  /// or `other` is this graph.
+  void absorb(NodeGraph& other);
+
   /// Graphviz DOT: one vertex per node (boxes for CPU, ellipses for GPU), one edge per dependency.
   void dump_dot(std::ostream& out) const;
   std::string to_dot() const;

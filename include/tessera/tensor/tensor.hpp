@@ -181,6 +181,10 @@ class Tensor {
   ///   for (auto& h : t.halo_transfers()) t.transfer(h);
   void transfer(const HaloTransfer<D>& h);
 
+  /// Whether transfer(h) copies on the devices (whole rows between two device blocks) rather
+  /// than through host requests of the source and destination blocks.
+  bool copies_on_devices(const HaloTransfer<D>& h) const;
+
   /// The row of block b that holds global site i.
   std::size_t row_of(std::size_t b, const Index<D>& i) const {
     return static_cast<std::size_t>(geometry_[b].row_of(i - geometry_[b].interior.lo));
@@ -189,7 +193,6 @@ class Tensor {
  private:
   void build(const Extent<D>& sizes);
   Error out_of_range(const Index<D>& i, std::size_t d) const;
-  bool device_copyable(const HaloTransfer<D>& h) const;
   void transfer_on_devices(const HaloTransfer<D>& h);
   void transfer_through_host(const HaloTransfer<D>& h);
 

@@ -23,14 +23,14 @@ void Tensor<T, D, L>::transfer(const HaloTransfer<D>& h) {
     throw Error("tensor '" + options_.name + "': halo transfer from block " + std::to_string(h.source) + " to block " +
                 std::to_string(h.destination) + " is not between two blocks of its " + std::to_string(num_blocks()) +
                 "; pass a transfer from halo_transfers()");
-  if (device_copyable(h))
+  if (copies_on_devices(h))
     transfer_on_devices(h);
   else
     transfer_through_host(h);
 }
 
 template <typename T, std::size_t D, Layout L>
-bool Tensor<T, D, L>::device_copyable(const HaloTransfer<D>& h) const {
+bool Tensor<T, D, L>::copies_on_devices(const HaloTransfer<D>& h) const {
   if (D == 1 || space(h.source) == 0 || space(h.destination) == 0) return false;
   // Whole rows: the box spans the padded x range of both blocks.
   const std::size_t ends[2] = {h.source, h.destination};

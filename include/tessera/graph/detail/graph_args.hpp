@@ -1,0 +1,121 @@
+#pragma once
+// Internal: how a Graph keeps a split's arguments until its nodes run, and what each becomes
+// when they do. Tensors are kept by pointer (the graph refers to the caller's tensors), values by
+// copy, and std::reference_wrapper arguments are read at run time.
+
+#include <cstddef>
+#include <functional>
+#include <type_traits>
+#include <utility>
+
+#include "tessera/exec/detail/block_launch.hpp"
+#include "tessera/exec/tensor_concept.hpp"
+#include "tessera/graph/padded_access.hpp"
+
+namespace tessera {
+class Executor;
+}
+
+namespace tessera::detail {
+
+struct GraphRunContext;
+/// The executor running the graph now (set by Graph::run*).
+Executor* run_executor(const GraphRunContext& context) noexcept;
+
+template <typename Tn>
+struct StoredTensor {
+  Tn* tensor;
+};
+template <typename Tn, bool Shared>
+struct StoredPadded;
+template <typename Tn>
+struct StoredPadded<Tn, false> {
+  Tn* tensor;
+  PaddedAccess mode;
+  Tn& view() const { return *tensor; }
+};
+template <typename Tn>
+struct StoredPadded<Tn, true> {
+  InShared<Tn> shared;
+  PaddedAccess mode;
+  const InShared<Tn>& view() const { return shared; }
+};
+
+template <typename A>
+struct is_padded_access : std::false_type {};
+template <typename Tn, bool S>
+struct is_padded_access<PaddedAccessArg<Tn, S>> : std::true_type {};
+template <typename A>
+struct is_stored_padded : std::false_type {};
+template <typename Tn, bool S>
+struct is_stored_padded<StoredPadded<Tn, S>> : std::true_type {};
+template <typename A>
+struct is_reference_wrapper : std::false_type {};
+template <typename T>
+struct is_reference_wrapper<std::reference_wrapper<T>> : std::true_type {};
+
+template <typename A>
+constexpr bool is_graph_tensor_argument() {
+  return is_tensor_argument<A>() || is_padded_access<std::remove_cvref_t<A>>::value;
+}
+
+template <typename A>
+auto store_graph_arg(A&& a) {
+  using V = std::remove_cvref_t<A>;
+  if constexpr (TensorLike<V>) {
+    return StoredTensor<V>{&a};
+  } else if constexpr (is_padded_access<V>::value) {
+    using Tn = std::remove_cvref_t<decltype(a.tensor)>;
+    if constexpr (std::is_same_v<V, PaddedAccessArg<Tn, true>>)
+      return StoredPadded<Tn, true>{InShared<Tn>{a.tensor}, a.mode};
+    else
+      return StoredPadded<Tn, false>{&a.tensor, a.mode};
+  } else {
+    return V(std::forward<A>(a));
+  }
+}
+
+/// The tensor of a stored padded argument.
+template <typename Tn, bool S>
+Tn& padded_tensor(const StoredPadded<Tn, S>& s) {
+  if constexpr (S)
+    return s.shared.tensor;
+  else
+    return *s.tensor;
+}
+
+/// A stored argument as for_each sees it, for checking (reference wrappers stay wrapped).
+template <typename S>
+decltype(auto) launch_view(S& s) {
+  if constexpr (requires { s.tensor; } && !is_stored_padded<S>::value && !is_in_shared<S>::value)
+    return (*s.tensor);
+  else if constexpr (is_stored_padded<S>::value)
+    return s.view();
+  else
+    return (s);
+}
+
+/// A stored argument as the kernel launch takes it: reference wrappers read now.
+template <typename S>
+decltype(auto) launch_arg(S& s) {
+  if constexpr (is_reference_wrapper<S>::value)
+    return std::remove_cv_t<typename S::type>(s.get());
+  else
+    return launch_view(s);
+}
+
+/// Identifies how a tensor is cut into blocks: block nodes of two operations match block by
+/// block only when their tensors are cut the same way.
+template <typename Tn>
+std::size_t partitioning_key(const Tn& t) {
+  std::size_t h = t.num_blocks() * 0x9E3779B97F4A7C15ull;
+  auto mix = [&h](std::int64_t v) { h ^= static_cast<std::size_t>(v) + 0x9E3779B97F4A7C15ull + (h << 6) + (h >> 2); };
+  for (std::size_t b = 0; b < t.num_blocks(); ++b)
+    for (std::size_t d = 0; d < Tn::dims; ++d) {
+      mix(t.geometry(b).interior.lo.coords[d]);
+      mix(t.geometry(b).interior.hi.coords[d]);
+    }
+  return h;
+}
+
+}  // namespace tessera::detail

@@ -1,0 +1,336 @@
+#pragma once
+// Graph: the static-graph front end of Ripple §5.3–5.4. Operations are added level by level
+// (emplace joins the current level, then starts a new one); an operation on tensors is split
+// into one node per tensor block, and a block's node waits only for the previous level's nodes
+// of the same block (and for non-tensor nodes), so blocks on different devices run as soon as
+// their own data is ready. Padded-access modifiers add halo-transfer nodes. The graph is built
+// once and run many times; it lowers to NodeGraphs run by the Executor.
+//
+//   tessera::Graph step("euler step");
+//   step.split(set_wavespeeds, in, wavespeeds)
+//       .then_reduce(wavespeeds, max_speed, tessera::Max{})
+//       .then(set_dt, std::ref(max_speed))
+//       .then_split(update_x, tessera::concurrent_padded_access(in), out, std::cref(dt))
+//       .then_split(update_y, tessera::concurrent_padded_access(out), in, std::cref(dt));
+//   step.run_n(executor, 100).get();
+//
+// Kernel arguments are as for tessera::for_each; a std::reference_wrapper argument
+// (std::cref(dt)) is read each time the node runs and handed to the kernel by value.
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <future>
+#include <iosfwd>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "tessera/core/error.hpp"
+#include "tessera/exec/exec_options.hpp"
+#include "tessera/exec/for_each.hpp"
+#include "tessera/exec/reduction.hpp"
+#include "tessera/exec/tensor_concept.hpp"
+#include "tessera/graph/detail/graph_args.hpp"
+#include "tessera/graph/padded_access.hpp"
+#include "tessera/sched/executor.hpp"
+#include "tessera/sched/node_graph.hpp"
+
+namespace tessera {
+
+namespace detail {
+struct GraphStage;
+/// A node of a Graph with the tensor blocks it touches (none: not a tensor node; two for a
+/// halo transfer) and which partitioning the block numbers refer to: block nodes of
+/// operations over differently cut tensors do not match block by block.
+struct GraphEntry {
+  Node* node;
+  std::vector<std::size_t> blocks;
+  std::size_t partitioning;
+};
+}  // namespace detail
+
+/// What a node of a Graph is for (DOT export and tests tell them apart by it).
+enum class GraphNodeRole : std::uint8_t { plain, split, halo, reduce_partial, reduce_final, sync };
+
+class Graph {
+ public:
+  /// A graph whose tensor operations run each block where it lives.
+  explicit Graph(std::string name = "graph");
+  /// A graph whose tensor operations run on `kind` by default: ExecKind::cpu moves device
+  /// blocks to the host's workers; ExecKind::gpu requires every block to be on a device.
+  explicit Graph(ExecKind kind, std::string name = "graph");
+  /// Waits for runs still in flight.
+  ~Graph();
+  // Nodes refer to the graph's run context: a graph stays where it was built.
+  Graph(const Graph&) = delete;
+  Graph& operator=(const Graph&) = delete;
+
+  const std::string& name() const noexcept { return name_; }
+
+  // -- operations on non-tensor data ------------------------------------------------------------
+
+  /// Adds `f(args...)` to the current level: it runs after the previous level.
+  template <class F, class... Args>
+    requires(!std::is_same_v<std::remove_cvref_t<F>, Graph>)
+  Graph& emplace(F&& f, Args&&... args) {
+    begin_operation(false, "emplace");
+    add_plain(stage_graph().emplace(std::forward<F>(f), std::forward<Args>(args)...), GraphNodeRole::plain);
+    return *this;
+  }
+  /// Adds `f(args...)` as a new level: it runs after every node of the current level.
+  template <class F, class... Args>
+    requires(!std::is_same_v<std::remove_cvref_t<F>, Graph>)
+  Graph& then(F&& f, Args&&... args) {
+    begin_operation(true, "then");
+    add_plain(stage_graph().emplace(std::forward<F>(f), std::forward<Args>(args)...), GraphNodeRole::plain);
+    return *this;
+  }
+  /// Adds `sub`'s nodes beside the current level (a conditional subgraph cannot run beside
+  /// others: use then). `sub` is left empty.
+  Graph& emplace(Graph& sub);
+  /// Adds `sub` after the current level, block nodes joined to the same blocks' nodes. A
+  /// conditional `sub` runs its loop there. `sub` is left empty.
+  Graph& then(Graph& sub);
+  /// Adds `f(args...)` after everything added so far has finished (not just the last level).
+  template <class F, class... Args>
+  Graph& sync(F&& f, Args&&... args) {
+    begin_sync();
+    add_plain(stage_graph().emplace(std::forward<F>(f), std::forward<Args>(args)...), GraphNodeRole::sync);
+    return *this;
+  }
+  Graph& sync() {
+    return sync([] {});
+  }
+
+  // -- operations on tensors -----------------------------------------------------------------------
+
+  /// One node per block running `kernel` over the tensor arguments (as for_each does), in the
+  /// current level. Leading ExecKind or ExecOptions arguments override the graph's defaults.
+  template <class... A>
+  Graph& split(A&&... a) {
+    return add_split(false, std::forward<A>(a)...);
+  }
+  /// As split, as a new level: block b's node waits for block b's nodes of the current level
+  /// (and its non-tensor nodes), not for other blocks'.
+  template <class... A>
+  Graph& then_split(A&&... a) {
+    return add_split(true, std::forward<A>(a)...);
+  }
+  /// Per-block partial reductions of `map(it)` with `reducer`, each starting as soon as its
+  /// block is ready, and a final node that combines them in block order into `result` and
+  /// marks it complete (Ripple figure 4), in the current level.
+  template <TensorLike Tn, class R, class Reducer, class Map = detail::SiteValue>
+  Graph& reduce(Tn& tensor, ReductionResult<R>& result, const Reducer& reducer, const Map& map = {}) {
+    return add_reduce(false, tensor, result, reducer, map);
+  }
+  /// As reduce, as a new level.
+  template <TensorLike Tn, class R, class Reducer, class Map = detail::SiteValue>
+  Graph& then_reduce(Tn& tensor, ReductionResult<R>& result, const Reducer& reducer, const Map& map = {}) {
+    return add_reduce(true, tensor, result, reducer, map);
+  }
+
+  // -- control ---------------------------------------------------------------------------------------
+
+  /// Makes everything added so far run again, after each pass, while `keep_running()` is true
+  /// (checked after a pass, so the pass runs at least once). Later operations run once the
+  /// loop is over. Throws tessera::Error when nothing was added yet.
+  Graph& conditional(std::function<bool()> keep_running);
+  /// Names the nodes of the last operation: `name`, with " [b<k>]" for block k's node and
+  /// " halo <s>-><d>" for a halo transfer.
+  Graph& named(std::string name);
+
+  /// The first node with this name (in any pass), or nullptr. Edges may be added to it with
+  /// Node::precede; a cycle made so is reported when the graph runs.
+  Node* find(std::string_view node_name) const noexcept;
+  /// Nodes in all passes.
+  std::size_t size() const noexcept;
+  /// Nodes with this role.
+  std::size_t count(GraphNodeRole role) const noexcept;
+  GraphNodeRole role_of(const Node& node) const;
+  /// Passes: groups of nodes run one after the other (a conditional ends one).
+  std::size_t num_passes() const noexcept;
+  NodeGraph& pass(std::size_t i) const;
+
+  // -- running ---------------------------------------------------------------------------------------
+
+  /// Runs the graph once on `executor`; the future rethrows a node's or predicate's exception.
+  std::future<void> run(Executor& executor);
+  /// Runs the graph n times in a row.
+  std::future<void> run_n(Executor& executor, std::size_t n);
+  /// Runs the graph until `stop()` is true (checked before every run).
+  std::future<void> run_until(Executor& executor, std::function<bool()> stop);
+
+  /// Graphviz DOT: one cluster per pass; block nodes as boxes labelled with their block,
+  /// halo transfers dashed, reduction finals as diamonds, conditional passes labelled.
+  void dump_dot(std::ostream& out) const;
+  std::string to_dot() const;
+
+ private:
+  using Entry = detail::GraphEntry;
+
+  template <class First, class... Rest>
+  Graph& add_split(bool new_level, First&& first, Rest&&... rest) {
+    using F0 = std::remove_cvref_t<First>;
+    if constexpr (std::is_same_v<F0, ExecKind>) {
+      ExecOptions o;
+      o.kind = first;
+      return add_kernel(new_level, o, std::forward<Rest>(rest)...);
+    } else if constexpr (std::is_same_v<F0, ExecOptions>) {
+      ExecOptions o = first;
+      if (!o.kind) o.kind = default_kind_;
+      return add_kernel(new_level, o, std::forward<Rest>(rest)...);
+    } else {
+      ExecOptions o;
+      o.kind = default_kind_;
+      return add_kernel(new_level, o, std::forward<First>(first), std::forward<Rest>(rest)...);
+    }
+  }
+
+  template <class F, class... A>
+  Graph& add_kernel(bool new_level, const ExecOptions& options, F&& kernel, A&&... args) {
+    static_assert((detail::is_graph_tensor_argument<A>() || ...),
+                  "Graph::split needs at least one tensor argument to split over");
+    constexpr const char* what = "Graph::split";
+    auto stored = std::make_tuple(detail::store_graph_arg(std::forward<A>(args))...);
+    const std::size_t blocks = std::apply(
+        [&](auto&... s) { return detail::check_kernel_arguments(what, options, detail::launch_view(s)...); }, stored);
+    auto& first = std::apply([](auto&... s) -> decltype(auto) { return detail::first_tensor(detail::launch_view(s)...); },
+                             stored);
+    const std::size_t key = detail::partitioning_key(first);
+    begin_operation(new_level, "split");
+
+    // Halo transfers of padded arguments, and the blocks each one reads (source) and writes.
+    std::vector<std::vector<Node*>> into(blocks), out_of(blocks);
+    std::vector<bool> exclusive_reads(blocks, false);
+    auto add_halos = [&](auto& s) {
+      if constexpr (detail::is_stored_padded<std::remove_cvref_t<decltype(s)>>::value) {
+        auto& t = detail::padded_tensor(s);
+        check_padded(t.name(), t.padding(), "padded access");
+        // Copies staged through the host take host holds on both blocks, and a buffer has one
+        // host hold at a time: they run one after another, and before the source's kernel.
+        Node* staged = nullptr;
+        for (const auto& h : t.halo_transfers()) {
+          Node& n = stage_graph().emplace([t = &t, h] { t->transfer(h); });
+          Entry e{&n, {h.source, h.destination}, key};
+          connect(e);
+          record(e, GraphNodeRole::halo, " halo " + std::to_string(h.source) + "->" + std::to_string(h.destination));
+          into[h.destination].push_back(&n);
+          const bool through_host = !t.copies_on_devices(h);
+          if (s.mode == PaddedAccess::exclusive || through_host) out_of[h.source].push_back(&n);
+          if (through_host) {
+            if (staged != nullptr) staged->precede(n);
+            staged = &n;
+          }
+        }
+      }
+    };
+    std::apply([&](auto&... s) { (add_halos(s), ...); }, stored);
+
+    auto context = context_;
+    for (std::size_t b = 0; b < blocks; ++b) {
+      Node* node;
+      if (detail::runs_on_device(first, b, options)) {
+        node = &stage_graph().emplace_on(detail::block_stream(first, b),
+                                         [options, b, kernel, stored](Stream&) mutable {
+                                           std::apply(
+                                               [&](auto&... s) {
+                                                 detail::launch_block(nullptr, options, b, kernel,
+                                                                      detail::launch_arg(s)...);
+                                               },
+                                               stored);
+                                         });
+      } else {
+        node = &stage_graph().emplace([context, options, b, kernel, stored]() mutable {
+          Executor* ex = detail::run_executor(*context);
+          std::apply([&](auto&... s) { detail::launch_block(ex, options, b, kernel, detail::launch_arg(s)...); },
+                     stored);
+        });
+      }
+      Entry e{node, {b}, key};
+      connect(e);
+      for (Node* h : into[b]) h->precede(*node);
+      for (Node* h : out_of[b]) h->precede(*node);
+      record(e, GraphNodeRole::split, " [b" + std::to_string(b) + "]");
+    }
+    return *this;
+  }
+
+  template <TensorLike Tn, class R, class Reducer, class Map>
+  Graph& add_reduce(bool new_level, Tn& tensor, ReductionResult<R>& result, const Reducer& reducer, const Map& map) {
+    const std::size_t blocks = tensor.num_blocks();
+    const std::size_t key = detail::partitioning_key(tensor);
+    begin_operation(new_level, "reduce");
+    auto partials = std::make_shared<std::vector<R>>(blocks, Reducer::template identity<R>());
+    keep_alive(partials);
+    auto context = context_;
+    std::vector<Node*> parts;
+    for (std::size_t b = 0; b < blocks; ++b) {
+      R* slot = &(*partials)[b];
+      Node* node;
+      if (tensor.space(b) != 0) {
+        Device& device = tensor.memory().device(tensor.space(b));
+        node = &stage_graph().emplace_on(device.compute_stream(b % device.num_compute_streams()),
+                                         [&tensor, &result, b, reducer, map, slot](Stream&) {
+                                           result.reset();
+                                           detail::reduce_block<R>(nullptr, tensor, b, reducer, map, slot);
+                                         });
+      } else {
+        node = &stage_graph().emplace([context, &tensor, &result, b, reducer, map, slot] {
+          result.reset();
+          detail::reduce_block<R>(detail::run_executor(*context), tensor, b, reducer, map, slot);
+        });
+      }
+      Entry e{node, {b}, key};
+      connect(e);
+      record(e, GraphNodeRole::reduce_partial, " [b" + std::to_string(b) + "]");
+      parts.push_back(node);
+    }
+    Node& final_node = stage_graph().emplace([partials, &result, reducer] {
+      R total = Reducer::template identity<R>();
+      for (const R& p : *partials) total = reducer(total, p);
+      result.set(total);
+    });
+    for (Node* p : parts) p->precede(final_node);
+    record(Entry{&final_node, {}, 0}, GraphNodeRole::reduce_final, " final");
+    return *this;
+  }
+
+  NodeGraph& stage_graph();
+  detail::GraphStage& stage();
+  void begin_operation(bool new_level, const char* what);
+  void begin_sync();
+  void add_plain(Node& node, GraphNodeRole role);
+  /// Adds edges from the previous level's nodes that `e` depends on.
+  void connect(const Entry& e);
+  /// Puts `e` in the current level, with its role and default name (operation + suffix).
+  void record(const Entry& e, GraphNodeRole role, std::string suffix);
+  void keep_alive(std::shared_ptr<void> p);
+  void check_padded(const std::string& tensor, const std::vector<std::int64_t>& padding, const char* what) const;
+  template <std::size_t D>
+  void check_padded(const std::string& tensor, const Index<D>& padding, const char* what) const {
+    check_padded(tensor, std::vector<std::int64_t>(padding.coords, padding.coords + D), what);
+  }
+  void join(Graph& sub, bool new_level);
+  bool single_pass() const noexcept;
+  void run_passes(Executor& executor);
+  std::future<void> start(Executor& executor, std::function<void()> driver);
+
+  std::string name_;
+  std::optional<ExecKind> default_kind_;
+  std::shared_ptr<detail::GraphRunContext> context_;
+  std::vector<std::unique_ptr<detail::GraphStage>> stages_;
+  std::size_t operations_ = 0;
+  std::string operation_name_;
+  std::vector<std::pair<Node*, std::string>> last_operation_;
+  std::vector<std::shared_ptr<void>> kept_;
+  std::shared_ptr<std::atomic<int>> in_flight_;
+};
+
+}  // namespace tessera
