@@ -1,0 +1,213 @@
+#pragma once
+// EulerSolver<T, L>: the 2-D Euler equations by first-order FORCE with dimensional splitting
+// (an x sweep, then a y sweep, with one time step from a CFL condition), on tensors of State<T>
+// laid out as L and partitioned over the selected devices (by default one slab along y per
+// device, as in Ripple §8). One step is Ripple's Listing 12:
+//
+//   wavespeeds -> max reduction -> dt -> boundary(in) -> x sweep in->out -> boundary(out)
+//   -> y sweep out->in
+//
+// so the state is back in `in` after every step and no swap is needed.
+//
+//   tessera::DeviceSet devices = tessera::DeviceSet::select("sim:4:64MiB");
+//   tessera::MemoryManager memory(devices);
+//   tessera::Executor executor;
+//   euler2d::EulerSolver<double, tessera::Strided> solver(memory, executor, euler2d::shock_bubble());
+//   solver.run();                                        // to the problem's t_final
+//   std::vector<euler2d::State<double>> cells = solver.gather();  // x fastest
+
+#include "euler2d/kernels.hpp"
+#include "euler2d/problems.hpp"
+#include "euler2d/state.hpp"
+
+#include <tessera/core/error.hpp>
+#include <tessera/exec.hpp>
+#include <tessera/memory/memory_manager.hpp>
+#include <tessera/sched/executor.hpp>
+#include <tessera/tensor/tensor.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace euler2d {
+
+struct SolverOptions {
+  /// dt = cfl * h / max(|u| + c, |v| + c); FORCE is monotone for cfl <= 1.
+  double cfl = 0.9;
+  /// Device partitions (x, y). Default: {1, P} with P the number of accelerators (1 without),
+  /// capped at ny: slabs along y, so halos are whole rows copied between devices.
+  std::optional<tessera::Extent<2>> partitions;
+};
+
+template <typename T, tessera::Layout L = tessera::Strided>
+class EulerSolver {
+ public:
+  using value_type = T;
+  using layout = L;
+  using state_tensor = tessera::Tensor<State<T>, 2, L>;
+
+  /// Allocates the state (padding 1), its double buffer and the wavespeeds, and sets the
+  /// problem's initial state at the cell centres.
+  EulerSolver(tessera::MemoryManager& memory, tessera::Executor& executor, Problem problem, SolverOptions options = {})
+      : executor_(executor),
+        problem_(std::move(problem)),
+        options_(checked(std::move(options), problem_, memory)),
+        gas_{static_cast<T>(problem_.gamma)},
+        h_(static_cast<T>(problem_.h)),
+        in_(memory, extent(), tensor_options("state", 1)),
+        out_(memory, extent(), tensor_options("state_half_step", 1)),
+        wavespeeds_(memory, extent(), tensor_options("wavespeeds", 0)) {
+    initialise();
+  }
+
+  /// One time step (Ripple Listing 12). Past t_final, dt is 0 and the state does not change.
+  void step() {
+    tessera::for_each(executor_, SetWavespeed<T>{gas_}, in_, wavespeeds_);
+    tessera::reduce(executor_, wavespeeds_, max_wavespeed_, tessera::Max{});
+    set_dt();
+    set_boundary(in_);
+    in_.exchange_padding();
+    tessera::for_each(executor_, Sweep<0, T>{gas_, h_}, in_, out_, dt_);
+    set_boundary(out_);
+    out_.exchange_padding();
+    tessera::for_each(executor_, Sweep<1, T>{gas_, h_}, out_, in_, dt_);
+    finish_step();
+  }
+
+  /// Steps until t_final; returns the number of steps taken.
+  std::size_t run() {
+    const std::size_t before = steps_;
+    while (!finished()) step();
+    return steps_ - before;
+  }
+  /// At most n steps (fewer if t_final comes first).
+  void run(std::size_t n) {
+    for (std::size_t k = 0; k < n && !finished(); ++k) step();
+  }
+
+  // -- the pieces of a step, for a tessera::Graph (plain nodes) -------------------------------
+
+  /// dt = min(cfl h / max wavespeed, t_final - t), from the completed reduction.
+  void set_dt() {
+    const double ws = static_cast<double>(max_wavespeed_.value());
+    if (!(ws > 0) || !std::isfinite(ws))
+      throw tessera::Error("EulerSolver '" + problem_.name + "': the largest wavespeed is " + std::to_string(ws) +
+                           " at t = " + std::to_string(t_) + " (step " + std::to_string(steps_) +
+                           "): the state has lost positivity; lower the CFL number or refine the grid");
+    const double remaining = problem_.t_final - t_;
+    double dt = options_.cfl * problem_.h / ws;
+    last_step_ = dt >= remaining;
+    if (last_step_) dt = std::max(remaining, 0.0);
+    dt_ = static_cast<T>(dt);
+  }
+  /// Loads the outer padding of `t`: the ZeroGradientEdges kernel (transmissive) or Periodic.
+  void set_boundary(state_tensor& t) {
+    if (problem_.boundary == Boundary::periodic)
+      t.load_boundary(tessera::Periodic{});
+    else
+      tessera::for_each(executor_, ZeroGradientEdges{}, t);
+  }
+  /// Advances the clock by the step's dt (to exactly t_final on the last step).
+  void finish_step() {
+    t_ = last_step_ ? std::max(t_, problem_.t_final) : t_ + static_cast<double>(dt_);
+    ++steps_;
+  }
+
+  // -- accessors --------------------------------------------------------------------------------
+
+  double time() const noexcept { return t_; }
+  bool finished() const noexcept { return t_ >= problem_.t_final; }
+  std::size_t steps() const noexcept { return steps_; }
+  /// The last step's dt (a reference, so a graph node can take std::cref(solver.dt())).
+  const T& dt() const noexcept { return dt_; }
+  const Problem& problem() const noexcept { return problem_; }
+  const SolverOptions& options() const noexcept { return options_; }
+  const IdealGas<T>& gas() const noexcept { return gas_; }
+  T cell_width() const noexcept { return h_; }
+  tessera::Executor& executor() const noexcept { return executor_; }
+
+  /// The current state (the graph's `in`), its half-step buffer (`out`) and the wavespeeds.
+  state_tensor& state() noexcept { return in_; }
+  const state_tensor& state() const noexcept { return in_; }
+  state_tensor& half_step() noexcept { return out_; }
+  tessera::Tensor<T, 2, L>& wavespeeds() noexcept { return wavespeeds_; }
+  tessera::ReductionResult<T>& max_wavespeed() noexcept { return max_wavespeed_; }
+
+  /// Every cell's state, x fastest (cell (i, j) at i + nx j).
+  std::vector<State<T>> gather() const {
+    std::vector<State<T>> cells(problem_.nx * problem_.ny);
+    in_.gather_to(cells.data());
+    return cells;
+  }
+  /// Every cell's primitive state, in double, x fastest.
+  std::vector<Primitive<double>> primitives() const {
+    const std::vector<State<T>> cells = gather();
+    std::vector<Primitive<double>> w(cells.size());
+    for (std::size_t k = 0; k < cells.size(); ++k) {
+      const Primitive<T> p = gas_.primitive(cells[k]);
+      w[k] = {static_cast<double>(p.rho), static_cast<double>(p.u), static_cast<double>(p.v), static_cast<double>(p.p)};
+    }
+    return w;
+  }
+
+ private:
+  static SolverOptions checked(SolverOptions o, const Problem& p, tessera::MemoryManager& memory) {
+    if (!(o.cfl > 0 && o.cfl <= 1))
+      throw tessera::Error("EulerSolver: cfl is " + std::to_string(o.cfl) + "; FORCE needs 0 < cfl <= 1");
+    if (p.nx == 0 || p.ny == 0 || !(p.h > 0) || !(p.gamma > 1) || !p.initial)
+      throw tessera::Error("EulerSolver: problem '" + p.name + "' has " + std::to_string(p.nx) + " x " +
+                           std::to_string(p.ny) + " cells of width " + std::to_string(p.h) + ", gamma " +
+                           std::to_string(p.gamma) +
+                           (p.initial ? "" : " and no initial state") +
+                           "; it needs cells, a positive width, gamma > 1 and an initial state");
+    if (!o.partitions) {
+      const std::size_t accelerators = memory.num_spaces() > 1 ? memory.num_spaces() - 1 : 1;
+      o.partitions = tessera::Extent<2>{std::size_t{1}, std::min(accelerators, p.ny)};
+    }
+    return o;
+  }
+  tessera::Extent<2> extent() const { return tessera::Extent<2>{problem_.nx, problem_.ny}; }
+  tessera::TensorOptions<2> tensor_options(const char* name, std::int64_t padding) const {
+    tessera::TensorOptions<2> o;
+    o.partitions = *options_.partitions;
+    o.with_padding(padding).named(name);
+    return o;
+  }
+  void initialise() {
+    const IdealGas<double> gas{problem_.gamma};
+    std::vector<State<T>> cells(problem_.nx * problem_.ny);
+    for (std::size_t j = 0; j < problem_.ny; ++j)
+      for (std::size_t i = 0; i < problem_.nx; ++i) {
+        const double x = (static_cast<double>(i) + 0.5) * problem_.h, y = (static_cast<double>(j) + 0.5) * problem_.h;
+        const Primitive<double> w = problem_.initial(x, y);
+        if (!(w.rho > 0) || !(w.p > 0))
+          throw tessera::Error("EulerSolver: problem '" + problem_.name + "' has density " + std::to_string(w.rho) +
+                               " and pressure " + std::to_string(w.p) + " at (" + std::to_string(x) + ", " +
+                               std::to_string(y) + "); both must be positive");
+        cells[i + problem_.nx * j] = State<T>(static_cast<T>(w.rho), static_cast<T>(gas.conserved(w).e),
+                                              {static_cast<T>(w.u), static_cast<T>(w.v)});
+      }
+    in_.fill_from(cells.data());
+  }
+
+  tessera::Executor& executor_;
+  Problem problem_;
+  SolverOptions options_;
+  IdealGas<T> gas_;
+  T h_;
+  state_tensor in_;
+  state_tensor out_;
+  tessera::Tensor<T, 2, L> wavespeeds_;
+  tessera::ReductionResult<T> max_wavespeed_;
+  T dt_ = 0;
+  double t_ = 0;
+  bool last_step_ = false;
+  std::size_t steps_ = 0;
+};
+
+}  // namespace euler2d
