@@ -15,6 +15,7 @@
 namespace tessera::io {
 namespace {
 
+#if defined(TESSERA_HAVE_HDF5)
 std::string step_group(std::int64_t step) {
   char name[32];
   std::snprintf(name, sizeof name, "step_%06lld", static_cast<long long>(step));
@@ -31,7 +32,6 @@ bool valid_name(const std::string& name) {
   return name != "." && name != "..";
 }
 
-#if defined(TESSERA_HAVE_HDF5)
 // HDF5 prints a stack of its own errors to stderr; tessera reports them as one tessera::Error
 // instead, so printing is off while tessera calls HDF5 and restored after.
 class QuietHdf5 {
