@@ -22,6 +22,7 @@
 
 #include <tessera/core/error.hpp>
 #include <tessera/exec.hpp>
+#include <tessera/graph.hpp>
 #include <tessera/memory/memory_manager.hpp>
 #include <tessera/sched/executor.hpp>
 #include <tessera/tensor/tensor.hpp>
@@ -79,6 +80,24 @@ class EulerSolver {
     finish_step();
   }
 
+  /// Appends one step to a graph, as Listing 12 (each node as in step()), so that
+  /// `g.run_n(executor, n)` takes n steps and `g.run_until(executor, [&] { return
+  /// solver.finished(); })` runs to t_final. The graph refers to this solver: keep it alive.
+  ///
+  ///   tessera::Graph g(tessera::ExecKind::cpu, "euler step");
+  ///   solver.add_step(g);
+  ///   g.run_until(executor, [&] { return solver.finished(); }).get();
+  void add_step(tessera::Graph& g) {
+    g.split(SetWavespeed<T>{gas_}, in_, wavespeeds_)
+        .then_reduce(wavespeeds_, max_wavespeed_, tessera::Max{})
+        .then([this] { set_dt(); });
+    add_boundary(g, in_);
+    g.then_split(Sweep<0, T>{gas_, h_}, tessera::concurrent_padded_access(in_), out_, std::cref(dt_));
+    add_boundary(g, out_);
+    g.then_split(Sweep<1, T>{gas_, h_}, tessera::concurrent_padded_access(out_), in_, std::cref(dt_))
+        .then([this] { finish_step(); });
+  }
+
   /// Steps until t_final; returns the number of steps taken.
   std::size_t run() {
     const std::size_t before = steps_;
@@ -111,6 +130,13 @@ class EulerSolver {
       t.load_boundary(tessera::Periodic{});
     else
       tessera::for_each(executor_, ZeroGradientEdges{}, t);
+  }
+  /// set_boundary(t) as graph nodes: the edge kernel per block, or one Periodic loader node.
+  void add_boundary(tessera::Graph& g, state_tensor& t) {
+    if (problem_.boundary == Boundary::periodic)
+      g.then([&t] { t.load_boundary(tessera::Periodic{}); });
+    else
+      g.then_split(ZeroGradientEdges{}, t);
   }
   /// Advances the clock by the step's dt (to exactly t_final on the last step).
   void finish_step() {

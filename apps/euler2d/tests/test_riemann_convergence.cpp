@@ -64,11 +64,11 @@ TEST_P(ToroConvergence, L1ErrorConvergesAtFirstOrderRatesAlongXAndY) {
   }
   for (const L1Error* e : {along_x, along_y}) {
     for (int r = 0; r + 1 < 3; ++r) {
-      const std::string at = "test " + std::to_string(k) + ", N = " + std::to_string(sizes[r]) + " -> " +
-                             std::to_string(sizes[r + 1]);
+      const std::string at = "Toro test " + std::to_string(k) + (e == along_x ? " along x" : " along y") +
+                             ", N = " + std::to_string(sizes[r]) + " -> " + std::to_string(sizes[r + 1]);
       const double o_rho = order(e[r].rho, e[r + 1].rho), o_u = order(e[r].u, e[r + 1].u),
                    o_p = order(e[r].p, e[r + 1].p);
-      std::printf("Toro test %d, %s: observed orders rho %.2f u %.2f p %.2f\n", k, at.c_str(), o_rho, o_u, o_p);
+      std::printf("%s: observed orders rho %.2f u %.2f p %.2f\n", at.c_str(), o_rho, o_u, o_p);
       EXPECT_GE(o_rho, density_order_min) << at;
       EXPECT_LE(o_rho, order_max) << at;
       EXPECT_GE(o_u, smooth_order_min) << at;
