@@ -104,6 +104,7 @@ std::future<void*> BufferState::request(Access mode, RowRange r) {
   if (before.empty()) {
     promise->set_value(base);
   } else {
+    core->count_host_wait();
     // One stream waits (on the device) for the others, then fulfils the promise from its callback,
     // so the host thread never blocks here.
     Stream& last = *before.back()->stream;

@@ -81,6 +81,8 @@ MemoryStats MemoryCore::stats() const {
   s.transferred.device_to_device = d2d_.load(std::memory_order_relaxed);
   s.evictions = evictions_.load(std::memory_order_relaxed);
   s.bytes_written_back = written_back_.load(std::memory_order_relaxed);
+  s.host_waits = host_waits_.load(std::memory_order_relaxed);
+  s.device_allocations = device_allocations_.load(std::memory_order_relaxed);
   return s;
 }
 
@@ -120,6 +122,7 @@ void* MemoryCore::place(BufferState& self, std::size_t space) {
       void* p = d.try_allocate(bytes);
       std::lock_guard lock(mutex_);
       if (p != nullptr) {
+        device_allocations_.fetch_add(1, std::memory_order_relaxed);
         LruList& list = lru_[space];
         list.push_back({&self, self.weak_from_this()});
         self.replicas[space].lru = std::prev(list.end());

@@ -53,6 +53,7 @@ class MemoryCore {
 
   void count_transfer(CopyDirection direction, std::size_t bytes) noexcept;
   void count_eviction(std::size_t bytes_written_back) noexcept;
+  void count_host_wait() noexcept { host_waits_.fetch_add(1, std::memory_order_relaxed); }
 
  private:
   struct EvictionPass {
@@ -70,7 +71,9 @@ class MemoryCore {
   std::vector<LruList> lru_;          // by space, least recent first
   std::vector<std::size_t> used_;     // by space: bytes of replicas (and reservations)
 
+  // Counters only: relaxed, since nothing is ordered by them and stats() is a snapshot.
   std::atomic<std::size_t> h2d_{0}, d2h_{0}, d2d_{0}, evictions_{0}, written_back_{0};
+  std::atomic<std::size_t> host_waits_{0}, device_allocations_{0};
 };
 
 }  // namespace tessera::detail

@@ -42,6 +42,12 @@ struct MemoryStats {
   TransferStats transferred;           ///< every copy of every buffer, write-backs included
   std::size_t evictions = 0;           ///< device replicas freed to make room
   std::size_t bytes_written_back = 0;  ///< rows copied to the host because the evicted replica held the only valid copy
+  /// Host Buffer::request calls whose future was not ready when made: device work (a kernel, a
+  /// copy) still had to run first, so a host that calls get() waits for the device there.
+  std::size_t host_waits = 0;
+  /// Replicas allocated in an accelerator's memory (each from its pool, after any eviction). A
+  /// time-stepping loop in steady state should add none per step.
+  std::size_t device_allocations = 0;
 };
 
 /// Owns the memory spaces Buffers live in: space 0 is the host, space i (1..N) is
