@@ -1,0 +1,53 @@
+#pragma once
+// The hand-written baseline of SUITE=graph: the Euler shock-bubble step of apps/euler2d (first-
+// order FORCE, an x sweep then a y sweep, zero-gradient boundaries, dt from a max-wavespeed
+// reduction and the CFL number) in double, on structure-of-arrays fields with one padding cell,
+// parallelised with `#pragma omp parallel for`. It shares no code with the solver (only the
+// Problem, for the initial state), so agreeing with it also checks the solver.
+//
+//   tessera::bench::EulerBaseline base(euler2d::shock_bubble(config), 0.9);
+//   base.run(10);
+//   std::vector<double> rho = base.density();  // x fastest, interior only
+
+#include "euler2d/problems.hpp"
+
+#include <cstddef>
+#include <vector>
+
+namespace tessera::bench {
+
+class EulerBaseline {
+ public:
+  EulerBaseline(const euler2d::Problem& problem, double cfl);
+
+  /// One step: wavespeed reduction, dt, boundary(in), x sweep in->out, boundary(out), y sweep
+  /// out->in.
+  void step();
+  void run(std::size_t n) {
+    for (std::size_t k = 0; k < n && t_ < t_final_; ++k) step();
+  }
+  double time() const noexcept { return t_; }
+  std::size_t steps() const noexcept { return steps_; }
+  /// The interior density, x fastest.
+  std::vector<double> density() const;
+
+  /// Whether this file was compiled with OpenMP (otherwise the baseline is serial).
+  static bool have_openmp();
+  static int threads();
+
+ private:
+  struct Fields {
+    std::vector<double> rho, e, u, v;  // (nx + 2) x (ny + 2), x fastest
+  };
+  void boundary(Fields& f) const;
+  template <int Dim>
+  void sweep(const Fields& in, Fields& out, double dt) const;
+
+  std::size_t nx_, ny_, stride_;
+  double h_, gamma_, cfl_, t_final_;
+  Fields in_, out_;
+  double t_ = 0;
+  std::size_t steps_ = 0;
+};
+
+}  // namespace tessera::bench
