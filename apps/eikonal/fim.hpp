@@ -2,7 +2,8 @@
 // The Fast Iterative Method (Jeong & Whitaker 2008) for |grad phi| = 1 on [0, 1]^D with one
 // source at the centre, data-parallel as on GPUs (Ripple §7.4): every site carries a SiteState
 // instead of sitting in a list, and each iteration is two stencil kernels and a reduction over a
-// padded tensor partitioned over the selected devices.
+// padded tensor partitioned over the selected devices, run as a tessera::Graph with a
+// conditional pass.
 //
 //   eikonal::Problem<2> problem;
 //   problem.size = 256;                  // cells per side, h = 1 / 256
@@ -19,12 +20,15 @@
 //             by no more than the tolerance converges.
 //   busy      Sum over phi of (state != idle): the loop ends when no site is active or just
 //             converged.
-// Both kernels read neighbours through the padding, so each is preceded by a halo exchange.
-// Reading one tensor and writing the other makes every site's update depend only on the
-// previous sweep, so the result is the same for any partitioning and any device.
+// Both kernels read neighbours through the padding (concurrent_padded_access: the graph puts
+// halo-transfer nodes before each block's kernel; block b's kernels wait only for block b's and
+// its neighbours' work, so partitions on different devices proceed independently). Reading one
+// tensor and writing the other makes every site's update depend only on the previous sweep, so
+// the result is the same for any partitioning, device set and Driver.
 
 #include <tessera/core/error.hpp>
 #include <tessera/exec.hpp>
+#include <tessera/graph.hpp>
 #include <tessera/memory/memory_manager.hpp>
 #include <tessera/tensor/tensor.hpp>
 
@@ -65,7 +69,7 @@ template <typename T>
 struct Solution {
   std::vector<T> phi;  ///< every interior site, x fastest; +inf outside the band
   std::size_t iterations = 0;
-  double seconds = 0;  ///< the iterations only (no allocation, initialisation or gather)
+  double seconds = 0;  ///< the Start kernel and the iterations (no allocation or gather)
 };
 
 /// Activation: see the top of this file.
@@ -121,12 +125,83 @@ struct IsBusy {
   }
 };
 
+/// Start: the source at 0 and converged (its neighbours activate first), every other site far
+/// and idle, in both tensors.
+template <typename T>
+struct Start {
+  std::int64_t centre;  // the source's index in every dimension
+  T far;                // +inf
+  template <typename A, typename B>
+  TESSERA_HOST_DEVICE void operator()(A phi, B next) const {
+    bool source = true;
+    tessera::unrolled_for<A::dims>([&](auto d) { source = source && phi.global_idx(d) == centre; });
+    (*phi).phi() = source ? T(0) : far;
+    (*phi).state() = source ? SiteState::converged : SiteState::idle;
+    (*next).phi() = far;
+    (*next).state() = SiteState::idle;
+  }
+};
+
+/// How solve runs the iterations: as a tessera::Graph with a conditional pass (the default), or
+/// as the same operations called directly from a host loop (the reference the graph is tested
+/// against).
+enum class Driver { graph, direct };
+
+/// The kernels of one problem.
+template <typename T>
+struct Kernels {
+  Start<T> start;
+  Activate<T> activate;
+  Update<T> update;
+};
+
+/// Driver::graph: Start once, then iterations while a site is busy and fewer than `limit` ran.
+/// Returns the iterations; `busy` holds the last count of busy sites.
+template <typename T, typename Tn>
+std::size_t run_graph(tessera::Executor& executor, Tn& phi, Tn& next, const Kernels<T>& kernels, std::size_t limit,
+                      tessera::ReductionResult<std::int64_t>& busy) {
+  const auto [start, activate, update] = kernels;
+  std::size_t iterations = 0;
+  // DOC eikonal-graph begin
+  tessera::Graph fim("fim"), iterate("fim iteration");
+  fim.split(start, phi, next).named("start");
+  iterate.split(activate, tessera::concurrent_padded_access(phi), next).named("activate")
+      .then_split(update, tessera::concurrent_padded_access(next), phi).named("update")
+      .then_reduce(phi, busy, tessera::Sum{}, IsBusy{}).named("busy")
+      .conditional([&] { return ++iterations < limit && busy.value() > 0; });
+  fim.then(iterate);  // start once, then iterate while a site is busy
+  fim.run(executor).get();
+  // DOC eikonal-graph end
+  return iterations;
+}
+
+/// Driver::direct: the same operations called from a host loop.
+template <typename T, typename Tn>
+std::size_t run_direct(tessera::Executor& executor, Tn& phi, Tn& next, const Kernels<T>& kernels,
+                       std::size_t limit, tessera::ReductionResult<std::int64_t>& busy) {
+  const auto [start, activate, update] = kernels;
+  std::size_t iterations = 0;
+  // DOC eikonal-loop begin
+  tessera::for_each(executor, start, phi, next);
+  do {
+    phi.exchange_padding();  // neighbours' phi and state for the activation stencil
+    tessera::for_each(executor, activate, phi, next);
+    next.exchange_padding();  // and for the update stencil
+    tessera::for_each(executor, update, next, phi);
+    busy.reset();
+    tessera::reduce(executor, phi, busy, tessera::Sum{}, IsBusy{});
+  } while (++iterations < limit && busy.value() > 0);
+  // DOC eikonal-loop end
+  return iterations;
+}
+
 /// Solves the Problem with FIM on tensors of Cell<T> in layout L, on the devices of `memory`
 /// (partitions round-robin over its accelerators, the host when there is none). Throws
 /// tessera::Error for an empty grid, more partitions than cells, or a loop that does not end
 /// within problem.iteration_limit().
 template <typename T, std::size_t D, tessera::Layout L>
-Solution<T> solve(tessera::MemoryManager& memory, tessera::Executor& executor, const Problem<D>& problem) {
+Solution<T> solve(tessera::MemoryManager& memory, tessera::Executor& executor, const Problem<D>& problem,
+                  Driver driver = Driver::graph) {
   if (problem.size == 0) throw tessera::Error("eikonal: the grid size is 0; pass at least 1 cell per side");
   tessera::TensorOptions<D> options;
   options.partitions = problem.partitions;
@@ -135,34 +210,25 @@ Solution<T> solve(tessera::MemoryManager& memory, tessera::Executor& executor, c
   tessera::Tensor<Cell<T>, D, L> phi(memory, n, tessera::TensorOptions<D>(options).named("phi"));
   tessera::Tensor<Cell<T>, D, L> next(memory, n, tessera::TensorOptions<D>(options).named("phi next"));
 
-  // Every site, outer padding included, starts far and idle; the kernels write only interiors
-  // and exchange_padding only inner padding, so the domain's edges read +inf for good.
+  // The domain's outer padding is far and idle for good: kernels write only interiors and halo
+  // exchanges only inner padding. Start then sets the interiors where they live.
+  const T far = std::numeric_limits<T>::infinity();
+  phi.fill(Cell<T>(far, SiteState::idle));
+  next.fill(Cell<T>(far, SiteState::idle));
   const T h = static_cast<T>(problem.spacing());
   const T band_limit = static_cast<T>(problem.band_cells()) * h;
-  phi.fill(Cell<T>(std::numeric_limits<T>::infinity(), SiteState::idle));
-  next.fill(Cell<T>(std::numeric_limits<T>::infinity(), SiteState::idle));
-  phi.set(problem.source(), Cell<T>(T(0), SiteState::converged));  // its neighbours activate first
-
   // Changes below a few rounding errors of the largest value in the band are noise, not
   // information: ignoring them keeps float runs from re-activating sites over the last ulp.
   const T tolerance = T(16) * std::numeric_limits<T>::epsilon() * (band_limit > h ? band_limit : h);
-  const Activate<T> activate{h, band_limit, tolerance};
-  const Update<T> update{h, tolerance};
+  const Kernels<T> kernels{Start<T>{problem.source().coords[0], far}, Activate<T>{h, band_limit, tolerance},
+                          Update<T>{h, tolerance}};
   tessera::ReductionResult<std::int64_t> busy;
+  const std::size_t limit = problem.iteration_limit();
 
   Solution<T> solution;
-  const std::size_t limit = problem.iteration_limit();
   const auto t0 = std::chrono::steady_clock::now();
-  // DOC eikonal-loop begin
-  do {
-    phi.exchange_padding();  // neighbours' phi and state for the activation stencil
-    tessera::for_each(executor, activate, phi, next);
-    next.exchange_padding();  // and for the update stencil
-    tessera::for_each(executor, update, next, phi);
-    busy.reset();
-    tessera::reduce(executor, phi, busy, tessera::Sum{}, IsBusy{});
-  } while (++solution.iterations < limit && busy.value() > 0);
-  // DOC eikonal-loop end
+  solution.iterations = driver == Driver::graph ? run_graph(executor, phi, next, kernels, limit, busy)
+                                                : run_direct(executor, phi, next, kernels, limit, busy);
   solution.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   if (busy.value() > 0)
     throw tessera::Error("eikonal: FIM did not converge within " + std::to_string(limit) + " iterations (size " +

@@ -4,7 +4,9 @@
 // result against the exact distance and exits non-zero when the error exceeds the bound.
 //
 //   tessera-eikonal [--dims 2|3] [--size N] [--band B] [--precision float|double]
-//                   [--layout contiguous|strided] [--devices SPEC]
+//                   [--layout contiguous|strided] [--devices SPEC] [--driver graph|direct]
+//
+// --driver direct runs the same kernels from a host loop instead of a tessera::Graph.
 
 #include <tessera/device/device_set.hpp>
 #include <tessera/exec.hpp>
@@ -23,6 +25,7 @@ struct Settings {
   std::string precision = "float";
   std::string layout = "strided";
   std::string devices = "host";
+  eikonal::Driver driver = eikonal::Driver::graph;
 };
 
 template <typename T, std::size_t D, typename Layout>
@@ -36,12 +39,13 @@ int run(const Settings& s) {
   // One partition per device, stacked along the slowest dimension (whole-row halos).
   problem.partitions[D - 1] = devices.num_accelerators() > 0 ? devices.num_accelerators() : 1;
 
-  const eikonal::Solution<T> solution = eikonal::solve<T, D, Layout>(memory, executor, problem);
+  const eikonal::Solution<T> solution = eikonal::solve<T, D, Layout>(memory, executor, problem, s.driver);
   const eikonal::Errors e = eikonal::measure_errors(problem, solution.phi);
   const double bound = eikonal::error_bound(problem);
-  std::printf("eikonal: %zu-D, %zu^%zu cells, band %zu, %s, %s layout on %s: %zu iterations in %.3f ms "
+  std::printf("eikonal: %zu-D, %zu^%zu cells, band %zu, %s, %s layout on %s (%s): %zu iterations in %.3f ms "
               "(%.3f ms each)\n",
-              D, s.size, D, s.band, s.precision.c_str(), Layout::name, s.devices.c_str(), solution.iterations,
+              D, s.size, D, s.band, s.precision.c_str(), Layout::name, s.devices.c_str(),
+              s.driver == eikonal::Driver::graph ? "graph" : "direct calls", solution.iterations,
               solution.seconds * 1e3, solution.seconds * 1e3 / static_cast<double>(solution.iterations));
   std::printf("eikonal: %zu sites in the band; error against |x - centre|: max %.3g (%.2f h), mean %.3g (%.2f h); "
               "bound %.3g\n",
@@ -81,6 +85,12 @@ std::size_t count(const std::string& flag, const std::string& value) {
   return static_cast<std::size_t>(n);
 }
 
+eikonal::Driver driver(const std::string& value) {
+  if (value == "graph") return eikonal::Driver::graph;
+  if (value == "direct") return eikonal::Driver::direct;
+  throw tessera::Error("--driver must be graph or direct, got '" + value + "'");
+}
+
 int main(int argc, char** argv) try {
   Settings s;
   for (int i = 1; i < argc; i += 2) {
@@ -93,7 +103,9 @@ int main(int argc, char** argv) try {
     else if (flag == "--precision") s.precision = value;
     else if (flag == "--layout") s.layout = value;
     else if (flag == "--devices") s.devices = value;
-    else throw tessera::Error("unknown option '" + flag + "' (use --dims, --size, --band, --precision, --layout, --devices)");
+    else if (flag == "--driver") s.driver = driver(value);
+    else throw tessera::Error("unknown option '" + flag +
+                              "' (use --dims, --size, --band, --precision, --layout, --devices, --driver)");
   }
   if (s.size == 0) throw tessera::Error("--size must be at least 1");
   if (s.precision == "float") return with_dims<float>(s);
