@@ -107,7 +107,7 @@ Measured measure(const std::string& kind, std::size_t parts, std::size_t nx, std
   euler2d::SolverOptions options;
   options.partitions = tessera::Extent<2>{1, parts};
   Solver solver(memory, executor, problem(nx, ny), options);
-  tessera::Graph g(tessera::ExecKind::cpu, "euler step");
+  tessera::Graph g("euler step");
   solver.add_step(g);
 
   Measured m;
@@ -153,7 +153,7 @@ bool agreement_check() {
     euler2d::SolverOptions options;
     options.partitions = tessera::Extent<2>{1, 2};
     Solver solver(memory, executor, problem(nx, ny), options);
-    tessera::Graph g(tessera::ExecKind::cpu, "euler step");
+    tessera::Graph g("euler step");
     solver.add_step(g);
     g.run_n(executor, steps).get();
     const std::vector<euler2d::State<double>> got = solver.gather();

@@ -156,10 +156,11 @@ namespace detail {
 
 /// Reduces block b of `tensor` into `*slot`. A device block is enqueued on its compute stream
 /// (tensor.space(b)'s stream b % streams, as for_each uses) and `*slot` is written when the
-/// stream gets there; a host block is reduced now, on `executor`'s workers (the caller alone
-/// when null).
+/// stream gets there; a host block (or any block, with `on_host`) is reduced now, on
+/// `executor`'s workers (the caller alone when null).
 template <typename R, TensorLike Tn, typename Reducer, typename Map>
-void reduce_block(Executor* executor, Tn& tensor, std::size_t b, const Reducer& reducer, const Map& map, R* slot) {
+void reduce_block(Executor* executor, Tn& tensor, std::size_t b, const Reducer& reducer, const Map& map, R* slot,
+                  bool on_host = false) {
   constexpr std::size_t D = Tn::dims;
   using Arg = TensorBlockArg<typename Tn::value_type, D, typename Tn::layout_type>;
   LaunchShape<D> launch;
@@ -167,7 +168,7 @@ void reduce_block(Executor* executor, Tn& tensor, std::size_t b, const Reducer& 
   for (std::size_t d = 0; d < D; ++d) launch.block_size.sizes[d] = 1;
   const Extent<D> n = tensor.geometry(b).interior.extent();
   const std::size_t space = tensor.space(b);
-  if (space == 0) {
+  if (space == 0 || on_host) {
     Buffer& buffer = tensor.buffer(b);
     auto* data = static_cast<std::byte*>(buffer.request(Access::read).get());
     struct Release {

@@ -274,7 +274,7 @@ class Graph {
     for (std::size_t b = 0; b < blocks; ++b) {
       R* slot = &(*partials)[b];
       Node* node;
-      if (tensor.space(b) != 0) {
+      if (tensor.space(b) != 0 && default_kind_ != ExecKind::cpu) {
         Device& device = tensor.memory().device(tensor.space(b));
         node = &stage_graph().emplace_on(device.compute_stream(b % device.num_compute_streams()),
                                          [&tensor, &result, b, reducer, map, slot](Stream&) {
@@ -284,7 +284,7 @@ class Graph {
       } else {
         node = &stage_graph().emplace([context, &tensor, &result, b, reducer, map, slot] {
           result.reset();
-          detail::reduce_block<R>(detail::run_executor(*context), tensor, b, reducer, map, slot);
+          detail::reduce_block<R>(detail::run_executor(*context), tensor, b, reducer, map, slot, true);
         });
       }
       Entry e{node, {b}, key};
