@@ -84,7 +84,7 @@ class EulerSolver {
   /// `g.run_n(executor, n)` takes n steps and `g.run_until(executor, [&] { return
   /// solver.finished(); })` runs to t_final. The graph refers to this solver: keep it alive.
   ///
-  ///   tessera::Graph g(tessera::ExecKind::cpu, "euler step");
+  ///   tessera::Graph g("euler step");
   ///   solver.add_step(g);
   ///   g.run_until(executor, [&] { return solver.finished(); }).get();
   void add_step(tessera::Graph& g) {
@@ -142,6 +142,19 @@ class EulerSolver {
   void finish_step() {
     t_ = last_step_ ? std::max(t_, problem_.t_final) : t_ + static_cast<double>(dt_);
     ++steps_;
+  }
+
+  /// Sets the clock after state() was restored from a checkpoint taken at time t, step `steps`.
+  ///
+  ///   tessera::io::CheckpointScalars saved = tessera::io::load_checkpoint(path, solver.state());
+  ///   solver.restore_clock(saved.real("time"), static_cast<std::size_t>(saved.integer("step")));
+  void restore_clock(double t, std::size_t steps) {
+    if (!(t >= 0) || !std::isfinite(t))
+      throw tessera::Error("EulerSolver '" + problem_.name + "': restore_clock(" + std::to_string(t) +
+                           ", ...): the time must be finite and non-negative");
+    t_ = t;
+    steps_ = steps;
+    last_step_ = false;
   }
 
   // -- accessors --------------------------------------------------------------------------------

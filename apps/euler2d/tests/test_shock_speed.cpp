@@ -81,3 +81,21 @@ TEST(EulerSolver, RejectsBadInput) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(EulerSolver, RestoreClockSetsTimeAndSteps) {
+  tessera::DeviceSet devices = tessera::DeviceSet::select("host");
+  tessera::MemoryManager memory(devices);
+  tessera::Executor executor;
+  euler2d::EulerSolver<double> solver(memory, executor, euler2d::toro_test(1, euler2d::Axis::x, 32));
+  solver.restore_clock(0.1, 7);
+  EXPECT_EQ(solver.time(), 0.1);
+  EXPECT_EQ(solver.steps(), 7u);
+  EXPECT_FALSE(solver.finished());
+  solver.restore_clock(0.25, 9);  // Toro test 1 ends at 0.25
+  EXPECT_TRUE(solver.finished());
+  EXPECT_THROW(solver.restore_clock(-1.0, 0), tessera::Error);
+}
+
+}  // namespace
