@@ -1,7 +1,7 @@
 # tessera: the two set-up commands are `make demo` and `make test`. Each installs what is
 # missing (scripts/install-deps), configures, builds and runs.
 #
-#   make demo                 build and run the demo (writes build/demo/)
+#   make demo                 build and run the demo: a short shock-bubble run (writes build/demo/)
 #   make test                 build and run every test (preset cpu)
 #   make bench SUITE=sched    run one benchmark suite, write build/bench/<suite>.json
 #   make asan | tsan          the sanitizer suites
@@ -29,7 +29,8 @@ build: configure
 	cmake --build --preset $(PRESET) -j $(JOBS)
 
 demo: build
-	$(BUILD)/apps/demo/tessera-demo --out build/demo
+	$(BUILD)/apps/euler2d/tessera-euler2d --size 160 --t-final 0.2 --png-every 100 --h5-every 100 \
+		--out build/demo/euler2d --trace build/demo/euler2d.trace.json
 
 test: build
 	ctest --preset $(PRESET) -j $(JOBS)

@@ -37,7 +37,7 @@ TEST_P(GraphStep, GraphAndDirectCallsGiveTheSameState) {
     euler2d::EulerSolver<double, tessera::Strided> graphed(memory, executor, problem(boundary), options);
     const std::size_t steps = 10;
     direct.run(steps);
-    tessera::Graph g(tessera::ExecKind::cpu, "euler step");
+    tessera::Graph g("euler step");
     graphed.add_step(g);
     g.run_n(executor, steps).get();
     EXPECT_EQ(graphed.steps(), steps);
@@ -58,7 +58,7 @@ TEST_P(GraphStep, RunUntilStopsAtTFinal) {
   euler2d::EulerSolver<double, tessera::Strided> direct(memory, executor, p);
   euler2d::EulerSolver<double, tessera::Strided> graphed(memory, executor, p);
   direct.run();
-  tessera::Graph g(tessera::ExecKind::cpu, "euler step");
+  tessera::Graph g("euler step");
   graphed.add_step(g);
   g.run_until(executor, [&] { return graphed.finished(); }).get();
   EXPECT_EQ(graphed.time(), 0.01);
