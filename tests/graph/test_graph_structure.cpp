@@ -44,6 +44,21 @@ TEST(GraphStructure, EmplaceAndThenMakeLevels) {
   EXPECT_EQ(node(g, "E").num_predecessors(), 3u);
 }
 
+// make_node: several callables in one call, all in the same level.
+TEST(GraphStructure, MakeNodeAddsSeveralNodesAtOnce) {
+  int a = 0, b = 0, c = 0;
+  Graph g("make_node");
+  g.emplace([] {}).named("root").then(make_node([&a](int x) { a = x; }, 1), make_node([&b] { b = 2; })).then([&] {
+    c = a + b;
+  }).named("sum");
+  ASSERT_EQ(g.size(), 4u);
+  EXPECT_EQ(node(g, "sum").num_predecessors(), 2u);
+  EXPECT_EQ(node(g, "root").successors().size(), 2u);
+  Executor ex;
+  g.run(ex).get();
+  EXPECT_EQ(c, 3);
+}
+
 // Figure 3: two plain nodes, then a split over 4 partitions: each split node waits for both.
 TEST(GraphStructure, ThenSplitAfterPlainNodesWaitsForAll) {
   DeviceSet devices = DeviceSet::select("host");

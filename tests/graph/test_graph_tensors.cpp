@@ -200,6 +200,38 @@ TEST_P(GraphTensors, PaddedAccessInSharedMatchesGlobal) {
   }
 }
 
+// The trace of a run shows the halo nodes, and on devices the copies on the devices' streams
+// beside the kernels.
+TEST_P(GraphTensors, TraceShowsHaloNodesAndDeviceCopies) {
+  TensorOptions<2> o;
+  o.partitions = Extent<2>{1, parts()};
+  o.padding = Index<2>{0, 1};
+  Tensor<float, 2> u(memory(), Extent<2>{64, 64}, o.named("u"));
+  TensorOptions<2> po = o;
+  po.padding = Index<2>{};
+  Tensor<float, 2> v(memory(), Extent<2>{64, 64}, po.named("v"));
+  Graph g("traced");
+  g.split([] TESSERA_HOST_DEVICE(auto in, auto out) { *out = *in.offset(1, 1) + *in.offset(1, -1); },
+          concurrent_padded_access(u), v)
+      .named("sum");
+  g.run(ex).get();  // places the replicas, so the traced run copies only halos
+  ex.start_trace();
+  g.run(ex).get();
+  memory().synchronize();
+  const Trace trace = ex.stop_trace();
+  std::size_t halos = 0, kernels = 0, device_copies = 0;
+  for (const TraceEvent& e : trace.events) {
+    halos += e.name.find("sum halo") != std::string::npos ? 1 : 0;
+    kernels += e.name.find("sum [b") != std::string::npos ? 1 : 0;
+    device_copies += e.category == "copy" ? 1 : 0;
+  }
+  EXPECT_EQ(halos, 2 * (parts() - 1));
+  EXPECT_EQ(kernels, parts());
+  if (accelerators() > 1) {
+    EXPECT_GE(device_copies, 2 * (parts() - 1)) << "halo rows copied device to device";
+  }
+}
+
 TENSOR_TEST_ON_DEVICES(GraphTensors);
 
 }  // namespace

@@ -56,6 +56,17 @@ struct GraphEntry {
 };
 }  // namespace detail
 
+/// A callable with its arguments, to be added to a Graph beside others in one call.
+///
+///   g.emplace(tessera::make_node(load, "a.dat"), tessera::make_node(load, "b.dat"));
+struct GraphNodeSpec {
+  std::function<void()> work;
+};
+template <class F, class... Args>
+GraphNodeSpec make_node(F&& f, Args&&... args) {
+  return GraphNodeSpec{[f = std::forward<F>(f), ... a = std::forward<Args>(args)]() mutable { std::invoke(f, a...); }};
+}
+
 /// What a node of a Graph is for (DOT export and tests tell them apart by it).
 enum class GraphNodeRole : std::uint8_t { plain, split, halo, reduce_partial, reduce_final, sync };
 
@@ -78,7 +89,7 @@ class Graph {
 
   /// Adds `f(args...)` to the current level: it runs after the previous level.
   template <class F, class... Args>
-    requires(!std::is_same_v<std::remove_cvref_t<F>, Graph>)
+    requires(!std::is_same_v<std::remove_cvref_t<F>, Graph> && !std::is_same_v<std::remove_cvref_t<F>, GraphNodeSpec>)
   Graph& emplace(F&& f, Args&&... args) {
     begin_operation(false, "emplace");
     add_plain(stage_graph().emplace(std::forward<F>(f), std::forward<Args>(args)...), GraphNodeRole::plain);
@@ -86,10 +97,25 @@ class Graph {
   }
   /// Adds `f(args...)` as a new level: it runs after every node of the current level.
   template <class F, class... Args>
-    requires(!std::is_same_v<std::remove_cvref_t<F>, Graph>)
+    requires(!std::is_same_v<std::remove_cvref_t<F>, Graph> && !std::is_same_v<std::remove_cvref_t<F>, GraphNodeSpec>)
   Graph& then(F&& f, Args&&... args) {
     begin_operation(true, "then");
     add_plain(stage_graph().emplace(std::forward<F>(f), std::forward<Args>(args)...), GraphNodeRole::plain);
+    return *this;
+  }
+  /// Adds several nodes made with make_node to the current level, or (then) as a new level.
+  template <class... Specs>
+    requires(sizeof...(Specs) > 0 && (std::is_same_v<std::remove_cvref_t<Specs>, GraphNodeSpec> && ...))
+  Graph& emplace(Specs&&... specs) {
+    begin_operation(false, "emplace");
+    (add_plain(stage_graph().emplace(std::move(specs.work)), GraphNodeRole::plain), ...);
+    return *this;
+  }
+  template <class... Specs>
+    requires(sizeof...(Specs) > 0 && (std::is_same_v<std::remove_cvref_t<Specs>, GraphNodeSpec> && ...))
+  Graph& then(Specs&&... specs) {
+    begin_operation(true, "then");
+    (add_plain(stage_graph().emplace(std::move(specs.work)), GraphNodeRole::plain), ...);
     return *this;
   }
   /// Adds `sub`'s nodes beside the current level (a conditional subgraph cannot run beside
