@@ -141,14 +141,14 @@ void launch_block(Executor* executor, const ExecOptions& options, std::size_t b,
     Stream& stream = block_stream(first, b);
     auto prepare = [&](auto& a) {
       if constexpr (is_tensor_argument<decltype(a)>()) {
-        void* p = tensor_of(a).buffer(b).prepare(space, stream, Access::read_write);
+        void* p = tensor_of(a).buffer(b).prepare(space, stream, access_of<decltype(a)>());
         return block_arg(a, b, static_cast<std::byte*>(p));
       } else {
         return block_arg(a, b, nullptr);
       }
     };
     auto finish = [&](auto& a) {
-      if constexpr (is_tensor_argument<decltype(a)>()) tensor_of(a).buffer(b).finish(space, stream, Access::read_write);
+      if constexpr (is_tensor_argument<decltype(a)>()) tensor_of(a).buffer(b).finish(space, stream, access_of<decltype(a)>());
     };
     if (device.kind() == DeviceKind::cuda) {
 #if defined(__CUDACC__)
@@ -201,7 +201,7 @@ void launch_block(Executor* executor, const ExecOptions& options, std::size_t b,
   HostHolds holds;
   auto hold = [&](auto& a) {
     if constexpr (is_tensor_argument<decltype(a)>())
-      return block_arg(a, b, holds.hold(tensor_of(a).buffer(b), Access::read_write));
+      return block_arg(a, b, holds.hold(tensor_of(a).buffer(b), access_of<decltype(a)>()));
     else
       return block_arg(a, b, nullptr);
   };

@@ -237,7 +237,8 @@ class Graph {
     std::vector<bool> exclusive_reads(blocks, false);
     auto add_halos = [&](auto& s) {
       if constexpr (detail::is_stored_padded<std::remove_cvref_t<decltype(s)>>::value) {
-        auto& t = detail::padded_tensor(s);
+        using Stored = std::remove_cvref_t<decltype(s)>;
+        auto& t = s.tensor();
         check_padded(t.name(), t.padding(), "padded access");
         // Copies staged through the host take host holds on both blocks, and a buffer has one
         // host hold at a time: they run one after another, and before the source's kernel.
@@ -249,7 +250,9 @@ class Graph {
           record(e, GraphNodeRole::halo, " halo " + std::to_string(h.source) + "->" + std::to_string(h.destination));
           into[h.destination].push_back(&n);
           const bool through_host = !t.copies_on_devices(h);
-          if (s.mode == PaddedAccess::exclusive || through_host) out_of[h.source].push_back(&n);
+          // Only a concurrent, unstaged kernel reads its block alone; the others take it read-write.
+          if (Stored::mode == PaddedAccess::exclusive || Stored::shared || through_host)
+            out_of[h.source].push_back(&n);
           if (through_host) {
             if (staged != nullptr) staged->precede(n);
             staged = &n;

@@ -17,36 +17,35 @@
 namespace tessera {
 
 enum class PaddedAccess : std::uint8_t {
-  /// The kernel writes nothing another block reads as padding: transfers out of a block may
-  /// overlap the kernel on it.
+  /// The kernel only reads the tensor: transfers out of a block may overlap the kernel on it.
   concurrent,
   /// The kernel writes data its neighbours read as padding: it waits until the transfers out of
   /// its block have read the old values.
   exclusive,
 };
 
-/// A tensor argument whose padding the kernel reads; `Shared`: staged as in_shared too.
-template <TensorLike Tn, bool Shared>
+/// A tensor argument whose padding the kernel reads; `Shared`: staged as in_shared too. With
+/// concurrent access the kernel only reads the tensor.
+template <TensorLike Tn, bool Shared, PaddedAccess Mode>
 struct PaddedAccessArg {
   Tn& tensor;
-  PaddedAccess mode;
 };
 
 template <TensorLike Tn>
-PaddedAccessArg<Tn, false> concurrent_padded_access(Tn& t) {
-  return {t, PaddedAccess::concurrent};
+PaddedAccessArg<Tn, false, PaddedAccess::concurrent> concurrent_padded_access(Tn& t) {
+  return {t};
 }
 template <TensorLike Tn>
-PaddedAccessArg<Tn, false> exclusive_padded_access(Tn& t) {
-  return {t, PaddedAccess::exclusive};
+PaddedAccessArg<Tn, false, PaddedAccess::exclusive> exclusive_padded_access(Tn& t) {
+  return {t};
 }
 template <TensorLike Tn>
-PaddedAccessArg<Tn, true> concurrent_padded_access_in_shared(Tn& t) {
-  return {t, PaddedAccess::concurrent};
+PaddedAccessArg<Tn, true, PaddedAccess::concurrent> concurrent_padded_access_in_shared(Tn& t) {
+  return {t};
 }
 template <TensorLike Tn>
-PaddedAccessArg<Tn, true> exclusive_padded_access_in_shared(Tn& t) {
-  return {t, PaddedAccess::exclusive};
+PaddedAccessArg<Tn, true, PaddedAccess::exclusive> exclusive_padded_access_in_shared(Tn& t) {
+  return {t};
 }
 
 }  // namespace tessera

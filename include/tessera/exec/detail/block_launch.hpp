@@ -15,23 +15,40 @@
 
 namespace tessera::detail {
 
+/// A tensor argument the kernel only reads (a Graph's concurrent padded access): its blocks are
+/// prepared for reading, so that copies out of them (halos) may run while the kernel does.
+template <TensorLike Tn>
+struct ReadOnly {
+  Tn& tensor;
+};
+
 template <typename A>
 struct is_in_shared : std::false_type {};
 template <typename Tn>
 struct is_in_shared<InShared<Tn>> : std::true_type {};
+template <typename A>
+struct is_read_only : std::false_type {};
+template <typename Tn>
+struct is_read_only<ReadOnly<Tn>> : std::true_type {};
 
 template <typename A>
 constexpr bool is_tensor_argument() {
   using V = std::remove_cvref_t<A>;
-  return TensorLike<V> || is_in_shared<V>::value;
+  return TensorLike<V> || is_in_shared<V>::value || is_read_only<V>::value;
 }
 
 template <typename A>
 auto& tensor_of(A& a) {
-  if constexpr (is_in_shared<std::remove_cvref_t<A>>::value)
+  if constexpr (is_in_shared<std::remove_cvref_t<A>>::value || is_read_only<std::remove_cvref_t<A>>::value)
     return a.tensor;
   else
     return a;
+}
+
+/// How a kernel accesses a tensor argument's blocks.
+template <typename A>
+constexpr Access access_of() {
+  return is_read_only<std::remove_cvref_t<A>>::value ? Access::read : Access::read_write;
 }
 
 /// Where each tensor argument's block lives, as for_each needs to check and reach it.
@@ -102,6 +119,9 @@ auto block_arg(A& a, std::size_t b, std::byte* data) {
   if constexpr (is_in_shared<V>::value) {
     using Tn = std::remove_cvref_t<decltype(a.tensor)>;
     return SharedBlockArg<typename Tn::value_type, Tn::dims, typename Tn::layout_type>{data, a.tensor.geometry(b)};
+  } else if constexpr (is_read_only<V>::value) {
+    using Tn = std::remove_cvref_t<decltype(a.tensor)>;
+    return TensorBlockArg<typename Tn::value_type, Tn::dims, typename Tn::layout_type>{data, a.tensor.geometry(b)};
   } else if constexpr (TensorLike<V>) {
     return TensorBlockArg<typename V::value_type, V::dims, typename V::layout_type>{data, a.geometry(b)};
   } else {

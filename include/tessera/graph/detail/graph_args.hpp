@@ -26,29 +26,35 @@ template <typename Tn>
 struct StoredTensor {
   Tn* tensor;
 };
-template <typename Tn, bool Shared>
-struct StoredPadded;
-template <typename Tn>
-struct StoredPadded<Tn, false> {
-  Tn* tensor;
-  PaddedAccess mode;
-  Tn& view() const { return *tensor; }
-};
-template <typename Tn>
-struct StoredPadded<Tn, true> {
-  InShared<Tn> shared;
-  PaddedAccess mode;
-  const InShared<Tn>& view() const { return shared; }
+// A padded argument as kept: how the kernel sees it (read-only for concurrent access, staged for
+// the in_shared variants, which write their tiles back and so read and write).
+template <typename Tn, bool Shared, PaddedAccess Mode>
+struct StoredPadded {
+  static constexpr PaddedAccess mode = Mode;
+  static constexpr bool shared = Shared;
+  std::conditional_t<Shared, InShared<Tn>, std::conditional_t<Mode == PaddedAccess::concurrent, ReadOnly<Tn>, Tn*>> view_;
+  decltype(auto) view() const {
+    if constexpr (!Shared && Mode == PaddedAccess::exclusive)
+      return (*view_);
+    else
+      return (view_);
+  }
+  Tn& tensor() const {
+    if constexpr (!Shared && Mode == PaddedAccess::exclusive)
+      return *view_;
+    else
+      return view_.tensor;
+  }
 };
 
 template <typename A>
 struct is_padded_access : std::false_type {};
-template <typename Tn, bool S>
-struct is_padded_access<PaddedAccessArg<Tn, S>> : std::true_type {};
+template <typename Tn, bool S, PaddedAccess M>
+struct is_padded_access<PaddedAccessArg<Tn, S, M>> : std::true_type {};
 template <typename A>
 struct is_stored_padded : std::false_type {};
-template <typename Tn, bool S>
-struct is_stored_padded<StoredPadded<Tn, S>> : std::true_type {};
+template <typename Tn, bool S, PaddedAccess M>
+struct is_stored_padded<StoredPadded<Tn, S, M>> : std::true_type {};
 template <typename A>
 struct is_reference_wrapper : std::false_type {};
 template <typename T>
@@ -59,35 +65,34 @@ constexpr bool is_graph_tensor_argument() {
   return is_tensor_argument<A>() || is_padded_access<std::remove_cvref_t<A>>::value;
 }
 
+template <typename Tn, bool S, PaddedAccess M>
+auto store_padded(const PaddedAccessArg<Tn, S, M>& a) {
+  using Stored = StoredPadded<Tn, S, M>;
+  if constexpr (S)
+    return Stored{InShared<Tn>{a.tensor}};
+  else if constexpr (M == PaddedAccess::concurrent)
+    return Stored{ReadOnly<Tn>{a.tensor}};
+  else
+    return Stored{&a.tensor};
+}
+
 template <typename A>
 auto store_graph_arg(A&& a) {
   using V = std::remove_cvref_t<A>;
   if constexpr (TensorLike<V>) {
     return StoredTensor<V>{&a};
   } else if constexpr (is_padded_access<V>::value) {
-    using Tn = std::remove_cvref_t<decltype(a.tensor)>;
-    if constexpr (std::is_same_v<V, PaddedAccessArg<Tn, true>>)
-      return StoredPadded<Tn, true>{InShared<Tn>{a.tensor}, a.mode};
-    else
-      return StoredPadded<Tn, false>{&a.tensor, a.mode};
+    return store_padded(a);
   } else {
     return V(std::forward<A>(a));
   }
 }
 
-/// The tensor of a stored padded argument.
-template <typename Tn, bool S>
-Tn& padded_tensor(const StoredPadded<Tn, S>& s) {
-  if constexpr (S)
-    return s.shared.tensor;
-  else
-    return *s.tensor;
-}
-
 /// A stored argument as for_each sees it, for checking (reference wrappers stay wrapped).
 template <typename S>
 decltype(auto) launch_view(S& s) {
-  if constexpr (requires { s.tensor; } && !is_stored_padded<S>::value && !is_in_shared<S>::value)
+  if constexpr (requires { s.tensor; } && !is_stored_padded<S>::value && !is_in_shared<S>::value &&
+                !is_read_only<S>::value)
     return (*s.tensor);
   else if constexpr (is_stored_padded<S>::value)
     return s.view();

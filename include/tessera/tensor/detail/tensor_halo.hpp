@@ -1,7 +1,7 @@
 #pragma once
 // Internal: Tensor::exchange_padding. A halo made of whole rows between two device blocks (the
-// blocks share their x range and have no x padding, so a padded row of one is a padded row of
-// the other) is copied on the devices, run of consecutive rows by run; anything else is staged
+// blocks share their x range, so a padded row of one is a padded row of the other) is copied on
+// the devices, run of consecutive rows by run; anything else is staged
 // through host requests of only the rows involved.
 
 #include <vector>
@@ -32,13 +32,17 @@ void Tensor<T, D, L>::transfer(const HaloTransfer<D>& h) {
 template <typename T, std::size_t D, Layout L>
 bool Tensor<T, D, L>::copies_on_devices(const HaloTransfer<D>& h) const {
   if (D == 1 || space(h.source) == 0 || space(h.destination) == 0) return false;
-  // Whole rows: the box spans the padded x range of both blocks.
+  // Whole rows: the box spans the padded x range of both blocks, or the whole domain along x
+  // (both blocks are alone along x, so the rest of each padded row is outer padding, which the
+  // copy then carries too: the values a global view of the source row has there).
   const std::size_t ends[2] = {h.source, h.destination};
   for (std::size_t b : ends) {
     const BlockGeometry<D>& g = geometry_[b];
-    if (h.box.lo.coords[0] != g.interior.lo.coords[0] - g.padding.coords[0] ||
-        h.box.hi.coords[0] != g.interior.hi.coords[0] + g.padding.coords[0])
-      return false;
+    const bool padded_row = h.box.lo.coords[0] == g.interior.lo.coords[0] - g.padding.coords[0] &&
+                            h.box.hi.coords[0] == g.interior.hi.coords[0] + g.padding.coords[0];
+    const bool domain_row = h.box.lo.coords[0] == 0 && h.box.hi.coords[0] == static_cast<std::int64_t>(sizes_.sizes[0]) &&
+                            g.interior.lo.coords[0] == 0 && g.interior.hi.coords[0] == h.box.hi.coords[0];
+    if (!padded_row && !domain_row) return false;
   }
   return true;
 }
