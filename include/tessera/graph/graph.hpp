@@ -234,7 +234,6 @@ class Graph {
 
     // Halo transfers of padded arguments, and the blocks each one reads (source) and writes.
     std::vector<std::vector<Node*>> into(blocks), out_of(blocks);
-    std::vector<bool> exclusive_reads(blocks, false);
     auto add_halos = [&](auto& s) {
       if constexpr (detail::is_stored_padded<std::remove_cvref_t<decltype(s)>>::value) {
         using Stored = std::remove_cvref_t<decltype(s)>;
