@@ -9,10 +9,11 @@
 
 #include <gtest/gtest.h>
 
+#include "../tensor/tensor_test_support.hpp"
+
 #include <filesystem>
 #include <fstream>
 #include <iterator>
-#include <memory>
 #include <string>
 #include <unistd.h>
 
@@ -48,34 +49,11 @@ inline std::string read_text(const std::string& path) {
   return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 
-/// A DeviceSet and MemoryManager per test, selected by the test parameter.
-class OnDevices : public ::testing::TestWithParam<std::string> {
- protected:
-  void SetUp() override {
-    devices_ = std::make_unique<tessera::DeviceSet>(tessera::DeviceSet::select(GetParam()));
-    memory_ = std::make_unique<tessera::MemoryManager>(*devices_);
-  }
-  void TearDown() override {
-    memory_->synchronize();
-    memory_.reset();
-    devices_.reset();
-  }
-  tessera::MemoryManager& memory() { return *memory_; }
+// The device fixture of the tensor tests (host, sim:1, sim:4).
+using tensor_test::device_name;
+using tensor_test::OnDevices;
 
- private:
-  std::unique_ptr<tessera::DeviceSet> devices_;
-  std::unique_ptr<tessera::MemoryManager> memory_;
-};
-
-inline std::string device_name(const ::testing::TestParamInfo<std::string>& info) {
-  std::string s = info.param.substr(0, info.param.find(':', 4));
-  for (char& c : s)
-    if (c == ':') c = '_';
-  return s;
-}
-
-#define IO_TEST_ON_DEVICES(Suite) \
-  INSTANTIATE_TEST_SUITE_P(Devices, Suite, ::testing::Values("host", "sim:1:64MiB", "sim:4:64MiB"), io_test::device_name)
+#define IO_TEST_ON_DEVICES(Suite) TENSOR_TEST_ON_DEVICES(Suite)
 
 // The euler2d state: density, energy, then D velocity components.
 template <typename T, std::size_t D, typename S = tessera::Owned>
