@@ -1,5 +1,7 @@
 #include <tessera/graph/graph.hpp>
 
+#include "../sched/dot_quote.hpp"
+
 #include <algorithm>
 #include <ostream>
 #include <sstream>
@@ -43,15 +45,6 @@ bool depends_on(const detail::GraphEntry& node, const detail::GraphEntry& before
   for (std::size_t b : node.blocks)
     if (std::find(before.blocks.begin(), before.blocks.end(), b) != before.blocks.end()) return true;
   return false;
-}
-
-std::string quote(const std::string& s) {
-  std::string q = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\') q += '\\';
-    q += c;
-  }
-  return q + '"';
 }
 
 const char* dot_style(GraphNodeRole role) {
@@ -315,17 +308,17 @@ void Graph::dump_dot(std::ostream& out) const {
   std::unordered_map<const Node*, std::size_t> id;
   for (const auto& s : stages_)
     for (std::size_t i = 0; i < s->nodes->size(); ++i) id.emplace(&s->nodes->node(i), id.size());
-  out << "digraph " << quote(name_) << " {\n  rankdir=TB;\n";
+  out << "digraph " << detail::dot_quote(name_) << " {\n  rankdir=TB;\n";
   std::size_t pass_number = 0;
   for (const auto& s : stages_) {
     if (s->nodes->empty()) continue;
     out << "  subgraph cluster_" << pass_number << " {\n    label="
-        << quote("pass " + std::to_string(pass_number) + (s->repeat_while ? " (repeats while its condition holds)" : ""))
+        << detail::dot_quote("pass " + std::to_string(pass_number) + (s->repeat_while ? " (repeats while its condition holds)" : ""))
         << ";\n";
     for (std::size_t i = 0; i < s->nodes->size(); ++i) {
       const Node& n = s->nodes->node(i);
       auto r = s->roles.find(&n);
-      out << "    n" << id.at(&n) << " [label=" << quote(n.name()) << ", "
+      out << "    n" << id.at(&n) << " [label=" << detail::dot_quote(n.name()) << ", "
           << dot_style(r == s->roles.end() ? GraphNodeRole::plain : r->second)
           << (n.kind() == ExecKind::gpu ? ", color=\"#2a7f2a\", penwidth=2" : "") << "];\n";
     }

@@ -1,4 +1,5 @@
 #include "device_binding.hpp"
+#include "dot_quote.hpp"
 #include "executor_impl.hpp"
 
 #include <tessera/core/error.hpp>
@@ -194,14 +195,7 @@ void NodeGraph::prepare_for_run() {
 }
 
 void NodeGraph::dump_dot(std::ostream& out) const {
-  auto quote = [](const std::string& s) {
-    std::string q = "\"";
-    for (char c : s) {
-      if (c == '"' || c == '\\') q += '\\';
-      q += c;
-    }
-    return q + '"';
-  };
+  const auto quote = detail::dot_quote;
   std::unordered_map<const Node*, std::size_t> index;
   for (std::size_t i = 0; i < nodes_.size(); ++i) index.emplace(nodes_[i].get(), i);
   out << "digraph " << quote(name_) << " {\n  rankdir=LR;\n";

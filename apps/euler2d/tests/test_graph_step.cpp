@@ -10,6 +10,8 @@
 
 #include <gtest/gtest.h>
 
+#include "../../../tests/tensor/tensor_test_support.hpp"
+
 #include <cstring>
 #include <string>
 #include <vector>
@@ -68,12 +70,6 @@ TEST_P(GraphStep, RunUntilStopsAtTFinal) {
   memory.synchronize();
 }
 
-INSTANTIATE_TEST_SUITE_P(Devices, GraphStep, ::testing::Values("host", "sim:1:64MiB", "sim:4:64MiB"),
-                         [](const ::testing::TestParamInfo<std::string>& p) {
-                           std::string s = p.param.substr(0, p.param.find(':', 4));
-                           for (char& c : s)
-                             if (c == ':') c = '_';
-                           return s;
-                         });
+TENSOR_TEST_ON_DEVICES(GraphStep);
 
 }  // namespace

@@ -12,6 +12,8 @@
 
 #include <gtest/gtest.h>
 
+#include "../../../tests/tensor/tensor_test_support.hpp"
+
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -72,18 +74,8 @@ double largest_difference(const std::vector<euler2d::State<double>>& a, const st
   return worst;
 }
 
-class Partitions : public ::testing::TestWithParam<std::string> {
+class Partitions : public tensor_test::OnDevices {
  protected:
-  void SetUp() override {
-    devices_ = std::make_unique<tessera::DeviceSet>(tessera::DeviceSet::select(GetParam()));
-    memory_ = std::make_unique<tessera::MemoryManager>(*devices_);
-  }
-  void TearDown() override {
-    memory_->synchronize();
-    memory_.reset();
-    devices_.reset();
-  }
-  tessera::MemoryManager& memory() { return *memory_; }
 
   template <typename L>
   void check_layout() {
@@ -101,10 +93,6 @@ class Partitions : public ::testing::TestWithParam<std::string> {
     std::printf("%s on %s: largest difference from Strided on the host %.3e\n", L::name, GetParam().c_str(), across);
     EXPECT_LE(across, 1e-12) << L::name << " on " << GetParam();
   }
-
- private:
-  std::unique_ptr<tessera::DeviceSet> devices_;
-  std::unique_ptr<tessera::MemoryManager> memory_;
 };
 
 TEST_P(Partitions, ContiguousIsTheSameForAnyPartitioning) { check_layout<tessera::Contiguous>(); }
@@ -143,12 +131,6 @@ TEST_P(Partitions, TheProblemIsNotTrivial) {
   EXPECT_GT(changed, cells.size() / 10);
 }
 
-INSTANTIATE_TEST_SUITE_P(Devices, Partitions, ::testing::Values("host", "sim:1:64MiB", "sim:4:64MiB"),
-                         [](const ::testing::TestParamInfo<std::string>& p) {
-                           std::string s = p.param.substr(0, p.param.find(':', 4));
-                           for (char& c : s)
-                             if (c == ':') c = '_';
-                           return s;
-                         });
+TENSOR_TEST_ON_DEVICES(Partitions);
 
 }  // namespace
