@@ -37,6 +37,7 @@ void prune_readers(ObjectState& o) {
 
 void TaskRuntimeImpl::add_access(ObjectState& o, TaskState* t, Access mode) {
   std::lock_guard lock(o.lock);
+  o.newest_access.store(t, std::memory_order_relaxed);
   // A task that reads takes on a failure of the writer it reads from; edges that only order (a
   // writer after readers, a write after a write) do not pass failures on: nothing bad is read.
   if (!access_writes(mode)) {
@@ -56,6 +57,25 @@ void TaskRuntimeImpl::add_access(ObjectState& o, TaskState* t, Access mode) {
   t->retain();
   if (o.last_writer != nullptr) o.last_writer->release();
   o.last_writer = t;
+}
+
+void TaskRuntimeImpl::leave_dependency_lists(ObjectState& o, TaskState* t) {
+  // Only when the lock is free and no task came since: otherwise the submitter drops the
+  // reference itself once a writer replaces the lists, or prunes it, and a busy object (a
+  // chain) costs a read here, not a lock taken away from the submitting thread.
+  if (o.newest_access.load(std::memory_order_relaxed) != t || !o.lock.try_lock()) return;
+  TaskState* dropped = nullptr;
+  if (o.last_writer == t) {
+    o.last_writer = nullptr;
+    dropped = t;
+  } else if (!o.readers.empty() && o.readers.back() == t) {
+    // The last reader only: a constant read by a long run of tasks keeps a long list, which a
+    // search per completion would make quadratic; prune_readers drops the others.
+    o.readers.pop_back();
+    dropped = t;
+  }
+  o.lock.unlock();
+  if (dropped != nullptr) dropped->release();
 }
 
 void TaskRuntimeImpl::link(TaskState* pred, TaskState* succ, bool inherit) {

@@ -56,6 +56,11 @@ public:
   /// only orders (a writer after readers).
   void link(TaskState* pred, TaskState* succ, bool inherit = true);
 
+  /// Drops a task that finished well from the object's dependency lists: later tasks need no
+  /// edge to it, and the lists then keep only tasks in flight (and failed ones, whose failure
+  /// later readers inherit) alive, so memory and cache footprint stay at the tasks in flight.
+  void leave_dependency_lists(ObjectState& object, TaskState* t);
+
   void make_runnable(TaskState* t);
   /// Finishes `t`: releases its successors, wakes its waiters, drops the runtime's reference.
   void complete(TaskState* t, std::exception_ptr error);

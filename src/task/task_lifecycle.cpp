@@ -57,7 +57,10 @@ void TaskRuntimeImpl::complete(TaskState* t, std::exception_ptr error) {
 
   // The arguments go now: a finished task kept by an object's dependency lists must not keep
   // that object (or any other) alive.
-  for (std::size_t i = 0; i < t->num_args; ++i) t->args[i].object.reset();
+  for (std::size_t i = 0; i < t->num_args; ++i) {
+    if (!error) leave_dependency_lists(*t->args[i].object, t);
+    t->args[i].object.reset();
+  }
   for (TaskState* d : t->explicit_deps) d->release();
   t->explicit_deps.clear();
 

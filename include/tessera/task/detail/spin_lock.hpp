@@ -14,6 +14,10 @@ public:
       while (flag_.load(std::memory_order_relaxed))
         if (++spins > 64) std::this_thread::yield();  // the holder may have been preempted
   }
+  /// Takes the lock only if it is free now; for work that may as well be left to its holder.
+  bool try_lock() noexcept {
+    return !flag_.load(std::memory_order_relaxed) && !flag_.exchange(true, std::memory_order_acquire);
+  }
   void unlock() noexcept { flag_.store(false, std::memory_order_release); }
 
 private:

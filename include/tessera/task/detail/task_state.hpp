@@ -6,6 +6,7 @@
 #include <tessera/memory/buffer.hpp>
 #include <tessera/sched/detail/task.hpp>
 #include <tessera/task/detail/spin_lock.hpp>
+#include <tessera/task/detail/task_pool.hpp>
 #include <tessera/task/grid.hpp>
 #include <tessera/task/task_kind.hpp>
 
@@ -15,6 +16,7 @@
 #include <cstdint>
 #include <exception>
 #include <memory>
+#include <new>
 #include <string>
 #include <typeinfo>
 #include <vector>
@@ -44,12 +46,17 @@ struct ObjectState {
   const std::size_t count;
 
   // Implicit dependencies (PREMA §3.1.2), under `lock`: the last task that writes, and the
-  // readers submitted since. Both hold a reference to their tasks.
+  // readers submitted since. Both hold a reference to their tasks; a task that finishes well
+  // takes itself out when it can (TaskRuntimeImpl::leave_dependency_lists).
   SpinLock lock;
   TaskState* last_writer = nullptr;
   std::vector<TaskState*> readers;
   std::size_t prune_readers_at = 32;
   TaskState* hold = nullptr;  // the host's request, until release()
+  // The task that accessed the object last (written under `lock`, never dereferenced through
+  // this): a completing task that is not it has been replaced in the lists or soon will be,
+  // and need not take the lock to find out.
+  std::atomic<const TaskState*> newest_access{nullptr};
 
   // Set once the host replica is the only valid one (after a host write): CPU tasks then use
   // `host_data` directly and skip the Buffer's bookkeeping, which would change nothing. Tasks
@@ -83,6 +90,14 @@ public:
   virtual ~TaskState() = default;
   TaskState(const TaskState&) = delete;
   TaskState& operator=(const TaskState&) = delete;
+
+  // Tasks are built on one thread and mostly freed on another (the worker that completed
+  // them): TaskPool makes that a thread-local push instead of a cross-thread free.
+  static void* operator new(std::size_t bytes) { return TaskPool::allocate(bytes); }
+  static void operator delete(void* p, std::size_t bytes) noexcept { TaskPool::deallocate(p, bytes); }
+  // Over-aligned kernels (rare) keep the global allocator, which honours the alignment.
+  static void* operator new(std::size_t bytes, std::align_val_t a) { return ::operator new(bytes, a); }
+  static void operator delete(void* p, std::size_t bytes, std::align_val_t a) noexcept { ::operator delete(p, bytes, a); }
 
   /// Runs the kernel on the host (a worker, or a sim stream's thread); `ptrs` are the replicas
   /// of the object arguments, in argument order.
