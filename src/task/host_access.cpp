@@ -150,9 +150,14 @@ void TaskRuntimeImpl::grant_hold(TaskState* t) {
     o.host_data.store(base, std::memory_order_relaxed);
     o.host_exclusive.store(true, std::memory_order_release);
   }
+  // Once granted, the host may release() at once (before its future is even ready), and with
+  // that drop the last other reference: keep the hold, and the promise inside `deliver`, alive
+  // until this thread is done with them.
+  hold->retain();
   hold->state.store(1, std::memory_order_release);
   hold->state.notify_all();
   hold->deliver(base, nullptr);
+  hold->release();
   // The hold completes at release(), which lets the tasks that conflict with it run.
 }
 
