@@ -10,6 +10,7 @@
 #include "euler2d/force.hpp"
 #include "euler2d/state.hpp"
 
+#include <cstdint>
 #include <tessera/core/host_device.hpp>
 #include <tessera/core/unrolled_for.hpp>
 

@@ -96,6 +96,8 @@ Settings parse(int argc, char** argv) {
   }
   if (s.size < 4) throw tessera::Error("--size must be at least 4, got " + std::to_string(s.size));
   if (s.axis != "x" && s.axis != "y") throw tessera::Error("--axis must be x or y, got '" + s.axis + "'");
+  if (s.png_every > 0 && !tessera::io::png_supported())
+    throw tessera::Error("--png-every needs PNG output, and this build of tessera has no libpng");
   return s;
 }
 
@@ -150,7 +152,9 @@ int run(const Settings& s) {
   const auto& gas = solver.gas();
   auto output = [&](bool last) {
     const std::size_t step = solver.steps();
-    if (last || s.png_every == 0 ? (last || step == 0) : step % s.png_every == 0) {
+    // A build without libpng writes no default snapshots; asking for them is an error (below).
+    if (tessera::io::png_supported() &&
+        (last || s.png_every == 0 ? (last || step == 0) : step % s.png_every == 0)) {
       tessera::io::PngOptions png;
       png.scale = p.nx < 200 ? (400 + p.nx - 1) / p.nx : 1;
       tessera::io::write_png(numbered(s.out, "density", step, "png"), solver.state(),

@@ -26,6 +26,10 @@ int main(int argc, char** argv) {
   row("tree-2047", ours.tree, starpu.tree);
 
   tasks_bench::dgemm(report, args.quick);
+  bool same = true;
+#if defined(TESSERA_BENCH_CUBLAS)
+  same = tasks_bench::dgemm_cuda(report, args.quick);
+#endif
   report.write_json(args.json);
-  return 0;
+  return same ? 0 : 1;
 }

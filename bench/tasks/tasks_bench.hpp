@@ -19,5 +19,7 @@ Shapes tessera_overhead(bool quick);
 bool starpu_overhead(bool quick, Shapes& out);
 
 void dgemm(tessera::bench::Report& report, bool quick);
+/// The DGEMM loop on a GPU through cuBLAS (CUDA builds); false when tessera's C differs.
+bool dgemm_cuda(tessera::bench::Report& report, bool quick);
 
 }  // namespace tasks_bench

@@ -17,6 +17,11 @@ struct EventState {
   // handed out. Opaque here so that host and sim code need no CUDA headers; its deleter gives
   // the event back to the pool that made it, which outlives the device if an Event does.
   std::shared_ptr<void> native;
+  // Set with `native` by the CUDA backend: readiness is then asked of the GPU (a query, or a
+  // blocking wait) instead of a host flag that a host function in the stream would have to set;
+  // each such host function costs a round trip that the stream's later work waits behind.
+  bool (*native_done)(void*) noexcept = nullptr;
+  void (*native_wait)(void*) noexcept = nullptr;
 
   void set() {
     {
@@ -26,12 +31,23 @@ struct EventState {
     became_ready.notify_all();
   }
   void wait() {
+    if (native_wait != nullptr) {
+      if (is_ready()) return;
+      native_wait(native.get());
+      set();
+      return;
+    }
     std::unique_lock lock(mutex);
     became_ready.wait(lock, [this] { return ready; });
   }
   bool is_ready() {
-    std::lock_guard lock(mutex);
-    return ready;
+    {
+      std::lock_guard lock(mutex);
+      if (ready || native_done == nullptr) return ready;
+    }
+    if (!native_done(native.get())) return false;
+    set();
+    return true;
   }
 };
 

@@ -134,7 +134,7 @@ void BufferState::record(Replica& replica, RowRange r, const Event& done, Stream
 }
 
 void BufferState::keep_alive_until(Stream& stream) {
-  stream.then([self = shared_from_this()] {});
+  stream.retain(shared_from_this());
 }
 
 std::size_t BufferState::evict(std::size_t space) {

@@ -31,6 +31,7 @@ class OnDevices : public ::testing::TestWithParam<std::string> {
     memory_ = std::make_unique<tessera::MemoryManager>(*devices_);
   }
   void TearDown() override {
+    if (!memory_) return;  // SetUp skipped before building the devices
     memory_->synchronize();
     memory_.reset();
     devices_.reset();

@@ -57,8 +57,18 @@ public:
   /// Calls `callback` on some host thread once the stream reaches this point. It must not
   /// enqueue work on streams (CUDA forbids it in stream callbacks); firing an AsyncDone is fine.
   virtual void then(std::function<void()> callback) = 0;
+  /// Keeps `object` alive until the stream has passed this point (memory that queued work uses,
+  /// say). The default is a then() callback that drops it; CUDA streams instead keep it with an
+  /// event and drop it at a later call once the event is done, so no host function stalls the
+  /// stream. Either way it is dropped by synchronize() at the latest.
+  virtual void retain(std::shared_ptr<const void> object) {
+    then([o = std::move(object)] {});
+  }
   /// Blocks the calling thread until everything enqueued so far has run.
-  void synchronize() { record().synchronize(); }
+  void synchronize() {
+    record().synchronize();
+    drop_retained();
+  }
   /// The backend's own queue, for launching kernels in stream order: a cudaStream_t on a CUDA
   /// device, nullptr on the host and sim devices (they run kernels through enqueue_host). Launch
   /// from a thread whose current CUDA device is this stream's device.
@@ -74,6 +84,8 @@ protected:
   static void make_ready(detail::EventState& state);
   static bool wait_ready(const Event& e) noexcept;  // is it ready now
   static std::shared_ptr<detail::EventState> state_of(const Event& e) { return e.state_; }
+  /// Drops what retain() kept whose point the stream has passed (called after a synchronize).
+  virtual void drop_retained() noexcept {}
 
 private:
   Device* device_;

@@ -15,6 +15,7 @@
 
 #include <cstddef>
 #include <functional>
+#include <optional>
 #include <string>
 #include <tuple>
 #include <type_traits>
@@ -120,11 +121,14 @@ std::size_t check_kernel_arguments(const char* what, const ExecOptions& options,
 }
 
 /// Runs `kernel` over block b of the (already checked) arguments. A device block is enqueued on
-/// `block_stream(first, b)` and the call returns at once: the memory layer orders later accesses
-/// to its tensors after it. A host block runs now, on `executor`'s workers with the caller
-/// taking part (on the caller alone when `executor` is null).
+/// `block_stream(first, b)` and the call returns at once with an event recorded right after the
+/// kernel, before the memory layer's bookkeeping in the stream, so that a waiter waits for the
+/// kernel alone; the memory layer orders later accesses to its tensors after it. A host block
+/// runs now, on `executor`'s workers with the caller taking part (on the caller alone when
+/// `executor` is null), and the call returns no event.
 template <typename F, typename... A>
-void launch_block(Executor* executor, const ExecOptions& options, std::size_t b, F& kernel, A&&... args) {
+std::optional<Event> launch_block(Executor* executor, const ExecOptions& options, std::size_t b, F& kernel,
+                                  A&&... args) {
   constexpr const char* what = "tessera::for_each";
   constexpr bool shared = any_in_shared<A...>();
   auto& first = first_tensor(args...);
@@ -168,11 +172,14 @@ void launch_block(Executor* executor, const ExecOptions& options, std::size_t b,
           },
           block_args);
       const cudaError_t launched = cudaGetLastError();
+      std::optional<Event> done;
+      if (launched == cudaSuccess) done = stream.record();
       (finish(args), ...);
       if (launched != cudaSuccess)
         throw Error(std::string(what) + ": kernel launch on " + device.name() + " for block " + std::to_string(b) +
                     " of '" + first.name() + "' failed: " + cudaGetErrorString(launched) +
                     (shared ? " (in_shared: " + std::to_string(shared_bytes) + " bytes of shared memory asked)" : ""));
+      return done;
 #else
       throw Error(std::string(what) + ": block " + std::to_string(b) + " of tensor '" + first.name() + "' lives on " +
                   device.name() +
@@ -193,9 +200,10 @@ void launch_block(Executor* executor, const ExecOptions& options, std::size_t b,
                 block_args);
           },
           first.name() + " kernel");
+      Event done = stream.record();
       (finish(args), ...);
+      return done;
     }
-    return;
   }
 
   HostHolds holds;
@@ -214,6 +222,7 @@ void launch_block(Executor* executor, const ExecOptions& options, std::size_t b,
           run_block_on_cpu<D>(executor, options, launch, n, kernel, ba...);
       },
       block_args);
+  return std::nullopt;
 }
 
 }  // namespace detail
@@ -232,8 +241,8 @@ void for_each(Executor& executor, const ExecOptions& options, F&& kernel, A&&...
   std::vector<Event> pending;
   for (std::size_t b = 0; b < blocks; ++b) {
     if (!detail::runs_on_device(first, b, options)) continue;
-    detail::launch_block(&executor, options, b, kernel, args...);
-    pending.push_back(detail::block_stream(first, b).record());
+    if (std::optional<Event> done = detail::launch_block(&executor, options, b, kernel, args...))
+      pending.push_back(std::move(*done));
   }
   for (std::size_t b = 0; b < blocks; ++b)
     if (!detail::runs_on_device(first, b, options)) detail::launch_block(&executor, options, b, kernel, args...);

@@ -31,6 +31,20 @@ void CUDART_CB run_host_work(void* data) {
   }
 }
 
+// A failed query or wait reports the error and counts as done: the stream's work will not
+// complete, and a waiter must not hang on it (the failure surfaces at the next checked call).
+bool cuda_event_done(void* event) noexcept {
+  const cudaError_t r = cudaEventQuery(static_cast<cudaEvent_t>(event));
+  if (r == cudaErrorNotReady) return false;
+  if (r != cudaSuccess) log_error("querying a CUDA event failed: {}", cudaGetErrorString(r));
+  return true;
+}
+
+void cuda_event_wait(void* event) noexcept {
+  if (const cudaError_t r = cudaEventSynchronize(static_cast<cudaEvent_t>(event)); r != cudaSuccess)
+    log_error("waiting on a CUDA event failed: {}", cudaGetErrorString(r));
+}
+
 }  // namespace
 
 CudaStream::CudaStream(Device* device, StreamRole role, std::string name, std::shared_ptr<CudaEventPool> events)
@@ -43,6 +57,7 @@ CudaStream::CudaStream(Device* device, StreamRole role, std::string name, std::s
 CudaStream::~CudaStream() {
   CudaDeviceScope scope(device().ordinal(), std::nothrow);
   cudaError_t err = cudaStreamSynchronize(stream_);
+  (void)take_retained(true);
   if (err == cudaSuccess) err = cudaStreamDestroy(stream_);
   if (err != cudaSuccess) {
     (void)cudaGetLastError();
@@ -64,6 +79,39 @@ void CudaStream::enqueue_host(std::function<void()> work, std::string label) {
 
 void CudaStream::then(std::function<void()> callback) { launch_host(std::move(callback), "callback"); }
 
+void CudaStream::retain(std::shared_ptr<const void> object) {
+  // Dropped here, outside the lock: a retained Buffer frees its memory when it goes.
+  std::vector<std::shared_ptr<const void>> done = take_retained(false);
+  CudaDeviceScope scope(device().ordinal());
+  std::shared_ptr<void> event = events_->acquire();
+  cuda_check(cudaEventRecord(static_cast<cudaEvent_t>(event.get()), stream_),
+             [&] { return "recording a CUDA event on stream " + name(); });
+  std::lock_guard lock(retained_mutex_);
+  retained_.push_back({std::move(event), std::move(object)});
+}
+
+std::vector<std::shared_ptr<const void>> CudaStream::take_retained(bool all) noexcept {
+  std::vector<std::shared_ptr<const void>> done;
+  std::lock_guard lock(retained_mutex_);
+  // Events complete in stream order: stop at the first that is not done.
+  while (!retained_.empty() &&
+         (all || cudaEventQuery(static_cast<cudaEvent_t>(retained_.front().event.get())) == cudaSuccess)) {
+    try {
+      done.push_back(std::move(retained_.front().object));
+    } catch (...) {
+      break;  // no room to move it out: it stays until a later call
+    }
+    retained_.pop_front();
+  }
+  return done;
+}
+
+void CudaStream::drop_retained() noexcept {
+  // After a synchronize everything retained before it is done; what other threads retained
+  // meanwhile may not be, so each event is still asked.
+  (void)take_retained(false);
+}
+
 void CudaStream::record_into(std::shared_ptr<EventState> state) {
   CudaDeviceScope scope(device().ordinal());
   std::shared_ptr<void> event = events_->acquire();
@@ -71,9 +119,8 @@ void CudaStream::record_into(std::shared_ptr<EventState> state) {
              [&] { return "recording a CUDA event on stream " + name(); });
   // Set before the Event leaves Stream::record(), so readers on other threads need no lock.
   state->native = std::move(event);
-  // The host flag costs one host round trip in the stream, but keeps Event::ready() and
-  // synchronize() (and sim streams waiting on this event) independent of CUDA.
-  launch_host([s = std::move(state)] { s->set(); }, "event");
+  state->native_done = cuda_event_done;
+  state->native_wait = cuda_event_wait;
 }
 
 void CudaStream::wait(const Event& e) {
