@@ -25,12 +25,13 @@ namespace {
 using tessera::Access;
 using tessera::TaskKind;
 
-void gemm(std::size_t n, const double* a, const double* b, double* c) {
+// `rows` rows of C = A B, all n x n (row major): A and C point at the first of those rows.
+void gemm_rows(std::size_t n, std::size_t rows, const double* a, const double* b, double* c) {
 #if defined(TESSERA_BENCH_OPENBLAS)
   const int m = static_cast<int>(n);
-  cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, m, m, 1.0, a, m, b, m, 0.0, c, m);
+  cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, static_cast<int>(rows), m, m, 1.0, a, m, b, m, 0.0, c, m);
 #else
-  for (std::size_t i = 0; i < n; ++i)
+  for (std::size_t i = 0; i < rows; ++i)
     for (std::size_t j = 0; j < n; ++j) {
       double s = 0;
       for (std::size_t k = 0; k < n; ++k) s += a[i * n + k] * b[k * n + j];
@@ -38,6 +39,8 @@ void gemm(std::size_t n, const double* a, const double* b, double* c) {
     }
 #endif
 }
+
+void gemm(std::size_t n, const double* a, const double* b, double* c) { gemm_rows(n, n, a, b, c); }
 
 struct Inputs {
   std::vector<double> a, b;
@@ -67,17 +70,30 @@ void direct_cpu(const Inputs& in, std::size_t n, int iterations) {
   }
 }
 
-// The same through tasks: objects, inputs written through host requests, one task each.
-void tessera_loop(tessera::TaskRuntime& rt, const Inputs& in, std::size_t n, int iterations, TaskKind kind) {
+// The same through tasks: objects, inputs written through host requests, then C = A B as
+// `tiles` tasks, each the DGEMM of a block of C's rows (its own object) from all of B and its
+// rows of A. On the CPU there is one tile per executor worker, each a single-threaded OpenBLAS
+// call, so the tasks of one iteration share the cores the way OpenBLAS's own threads do for
+// the direct loop (PREMA §4.1 splits a DGEMM into tasks the same way); a device takes one task.
+void tessera_loop(tessera::TaskRuntime& rt, const Inputs& in, std::size_t n, int iterations, TaskKind kind,
+                  std::size_t tiles = 1) {
+  const std::size_t rows_per_tile = (n + tiles - 1) / tiles;
   for (int it = 0; it < iterations; ++it) {
-    tessera::HeteroObject<double> a(rt, n * n, "A"), b(rt, n * n, "B"), c(rt, n * n, "C");
+    tessera::HeteroObject<double> a(rt, n * n, "A"), b(rt, n * n, "B");
+    std::vector<tessera::HeteroObject<double>> c;
+    for (std::size_t first = 0; first < n; first += rows_per_tile)
+      c.emplace_back(rt, std::min(rows_per_tile, n - first) * n, "C");
     std::memcpy(a.request(Access::write).get(), in.a.data(), n * n * sizeof(double));
     a.release();
     std::memcpy(b.request(Access::write).get(), in.b.data(), n * n * sizeof(double));
     b.release();
-    rt.submit(tessera::native_task("dgemm", kind, [n](const tessera::TaskContext&, const double* pa, const double* pb,
-                                                      double* pc) { gemm(n, pa, pb, pc); },
-                                   tessera::read(a), tessera::read(b), tessera::write(c)));
+    for (std::size_t t = 0; t < c.size(); ++t) {
+      const std::size_t first = t * rows_per_tile, rows = c[t].size() / n;
+      rt.submit(tessera::native_task("dgemm", kind, [n, first, rows](const tessera::TaskContext&, const double* pa,
+                                                                     const double* pb, double* pc) {
+        gemm_rows(n, rows, pa + first * n, pb, pc);
+      }, tessera::read(a), tessera::read(b), tessera::write(c[t])));
+    }
   }
   rt.wait_all();
 }
@@ -120,12 +136,14 @@ void dgemm(tessera::bench::Report& report, bool quick) {
   {
     auto devices = tessera::DeviceSet::select("host");
     tessera::TaskRuntime rt(devices);
+    const std::size_t tiles = rt.executor().num_workers();
     for (std::size_t n : {64, 128, 256, 512, 768, 1024}) {
       const Inputs in(n);
       const int its = n >= 768 && quick ? 3 : iterations;
-      // Each uses both cores its own way: the direct loop through OpenBLAS's threads, the tasks
-      // through the executor's workers, one single-threaded DGEMM each (two OpenBLAS calls
-      // that both start threads would oversubscribe the cores).
+      // Each uses both cores its own way: the direct loop through OpenBLAS's threads (as many
+      // as there are cores), the tasks through the executor's workers, one single-threaded
+      // DGEMM of a row block each (two OpenBLAS calls that both start threads would
+      // oversubscribe the cores).
       // The two alternate over 5 rounds and each reports its median round: this VM's speed
       // drifts by up to 2x within a minute, which single back-to-back timings turned into
       // ratios anywhere from 0.55 to 1.08 for the same n.
@@ -135,7 +153,7 @@ void dgemm(tessera::bench::Report& report, bool quick) {
         directs.push_back(iterations_per_second(std::max(1, its / 5), [&](int k) { direct_cpu(in, n, k); }));
         openblas_set_num_threads(1);
         ourses.push_back(
-            iterations_per_second(std::max(1, its / 5), [&](int k) { tessera_loop(rt, in, n, k, TaskKind::cpu); }));
+            iterations_per_second(std::max(1, its / 5), [&](int k) { tessera_loop(rt, in, n, k, TaskKind::cpu, tiles); }));
       }
       auto median = [](std::vector<double> v) {
         std::sort(v.begin(), v.end());

@@ -95,7 +95,14 @@ void TaskRuntimeImpl::submit(TaskState* t) {
   outstanding_.fetch_add(1, std::memory_order_relaxed);
   for (TaskState* before : t->explicit_deps) link(before, t);
   for (std::size_t i = 0; i < t->num_args; ++i) add_access(*t->args[i].object, t, t->args[i].mode);
-  if (t->pending.fetch_sub(1, std::memory_order_acq_rel) == 1) make_runnable(t);
+  if (t->pending.fetch_sub(1, std::memory_order_acq_rel) != 1) return;
+  // A host request with nothing to wait for is granted here, on the requesting thread. Through
+  // the executor it would wait for a free worker: with every worker running a long task (one
+  // DGEMM each), the host could not write the next inputs until one of them finished.
+  if (t->role == TaskRole::hold)
+    run_on_host(t);
+  else
+    make_runnable(t);
 }
 
 }  // namespace detail
