@@ -15,6 +15,11 @@ namespace tessera::detail {
 namespace {
 
 constexpr std::align_val_t host_alignment{256};  // what device pools guarantee, so code can rely on it
+// Blocks from 128 KiB (glibc's smallest mmap threshold) are kept for reuse, up to 16 of them and
+// 64 MiB in all: a few objects' worth, not a second allocator.
+constexpr std::size_t reuse_at_least = std::size_t{128} << 10;
+constexpr std::size_t reuse_at_most = std::size_t{64} << 20;
+constexpr std::size_t reuse_blocks = 16;
 
 class HostStream final : public Stream {
 public:
@@ -40,8 +45,23 @@ HostDevice::HostDevice() : Device(DeviceKind::host, 0, "host"), capacity_(physic
   });
 }
 
+HostDevice::~HostDevice() {
+  for (auto& [bytes, block] : reusable_) ::operator delete(block, host_alignment);
+}
+
 void* HostDevice::try_allocate(std::size_t bytes) {
-  void* p = ::operator new(bytes == 0 ? 1 : bytes, host_alignment, std::nothrow);
+  void* p = nullptr;
+  if (bytes >= reuse_at_least) {
+    std::lock_guard lock(reuse_mutex_);
+    for (auto it = reusable_.rbegin(); it != reusable_.rend(); ++it) {
+      if (it->first != bytes) continue;
+      p = it->second;
+      reusable_bytes_ -= bytes;
+      reusable_.erase(std::next(it).base());
+      break;
+    }
+  }
+  if (p == nullptr) p = ::operator new(bytes == 0 ? 1 : bytes, host_alignment, std::nothrow);
   if (p != nullptr) in_use_.fetch_add(bytes, std::memory_order_relaxed);
   return p;
 }
@@ -54,8 +74,23 @@ void* HostDevice::allocate(std::size_t bytes) {
 
 void HostDevice::deallocate(void* p, std::size_t bytes) {
   if (p == nullptr) return;
-  ::operator delete(p, host_alignment);
   in_use_.fetch_sub(bytes, std::memory_order_relaxed);
+  if (bytes >= reuse_at_least && bytes <= reuse_at_most) {
+    std::vector<void*> dropped;
+    {
+      std::lock_guard lock(reuse_mutex_);
+      reusable_.emplace_back(bytes, p);
+      reusable_bytes_ += bytes;
+      while (reusable_bytes_ > reuse_at_most || reusable_.size() > reuse_blocks) {
+        dropped.push_back(reusable_.front().second);
+        reusable_bytes_ -= reusable_.front().first;
+        reusable_.erase(reusable_.begin());
+      }
+    }
+    for (void* d : dropped) ::operator delete(d, host_alignment);
+    return;
+  }
+  ::operator delete(p, host_alignment);
 }
 
 void HostDevice::copy_async(void* dst, const void* src, std::size_t bytes, CopyDirection, Stream& stream) {
