@@ -69,26 +69,8 @@ class Handles {
   std::map<cudaStream_t, Entry> handles_;
 };
 
-struct Inputs {
-  std::vector<double> a, b;
-  explicit Inputs(std::size_t n) : a(n * n), b(n * n) {
-    for (std::size_t i = 0; i < n * n; ++i) {
-      a[i] = static_cast<double>(i % 7) * 0.5;
-      b[i] = static_cast<double>(i % 5) * 0.25;
-    }
-  }
-};
-
-template <class F>
-double iterations_per_second(int iterations, F&& loop) {
-  loop(1);  // warm-up: context, pools, cuBLAS handles
-  const auto t0 = std::chrono::steady_clock::now();
-  loop(iterations);
-  return iterations / std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
-
 /// The seed's naive loop; returns C of the last iteration in `c_out` when asked.
-bool direct_cublas(cublasHandle_t h, const Inputs& in, std::size_t n, int iterations, std::vector<double>* c_out) {
+bool direct_cublas(cublasHandle_t h, const DgemmInputs& in, std::size_t n, int iterations, std::vector<double>* c_out) {
   const std::size_t bytes = n * n * sizeof(double);
   for (int it = 0; it < iterations; ++it) {
     double *a = nullptr, *b = nullptr, *c = nullptr;
@@ -110,7 +92,7 @@ bool direct_cublas(cublasHandle_t h, const Inputs& in, std::size_t n, int iterat
   return true;
 }
 
-void tessera_cublas(tessera::TaskRuntime& rt, Handles& handles, const Inputs& in, std::size_t n, int iterations,
+void tessera_cublas(tessera::TaskRuntime& rt, Handles& handles, const DgemmInputs& in, std::size_t n, int iterations,
                     std::vector<double>* c_out) {
   for (int it = 0; it < iterations; ++it) {
     tessera::HeteroObject<double> a(rt, n * n, "A"), b(rt, n * n, "B"), c(rt, n * n, "C");
@@ -152,7 +134,7 @@ bool dgemm_cuda(tessera::bench::Report& report, bool quick) {
     return true;
   }
   for (std::size_t n : {64, 128, 256, 512, 768, 1024}) {
-    const Inputs in(n);
+    const DgemmInputs in(n);
     // Same answer first: both run the same cuBLAS routine on the same GPU.
     std::vector<double> want, got;
     if (!direct_cublas(direct, in, n, 1, &want)) break;
@@ -172,10 +154,6 @@ bool dgemm_cuda(tessera::bench::Report& report, bool quick) {
       ourses.push_back(iterations_per_second(std::max(1, iterations / 5),
                                              [&](int k) { tessera_cublas(rt, handles, in, n, k, nullptr); }));
     }
-    auto median = [](std::vector<double> v) {
-      std::sort(v.begin(), v.end());
-      return v[v.size() / 2];
-    };
     report.add({"dgemm-gpu-" + std::to_string(n), "tessera", "iterations/s", median(ourses), "1/s", "cublas-naive",
                 median(directs), 0});
   }
@@ -183,20 +161,10 @@ bool dgemm_cuda(tessera::bench::Report& report, bool quick) {
   // device and pinned pools have none in the CUDA backend), against the same naive loop.
   {
     const std::size_t n = 512;
-    const Inputs in(n);
+    const DgemmInputs in(n);
     const double naive = iterations_per_second(iterations, [&](int k) { direct_cublas(direct, in, n, k, nullptr); });
-    struct Variant {
-      const char* name;
-      std::size_t streams;
-      bool copy_streams;
-      bool dedicated;
-    };
-    for (const Variant& v : {Variant{"all-on", 0, true, false}, Variant{"one-compute-stream", 1, true, false},
-                             Variant{"no-copy-stream", 0, false, false}, Variant{"dedicated-thread", 0, true, true}}) {
-      tessera::TaskRuntimeOptions o;
-      o.compute_streams = v.streams;
-      o.separate_copy_streams = v.copy_streams;
-      o.dedicated_submit_threads = v.dedicated;
+    for (const RuntimeVariant& v : figure8_variants()) {
+      const tessera::TaskRuntimeOptions& o = v.options;
       tessera::TaskRuntime variant(devices, o);
       Handles variant_handles;
       const double ours = iterations_per_second(

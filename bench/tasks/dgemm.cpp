@@ -42,26 +42,8 @@ void gemm_rows(std::size_t n, std::size_t rows, const double* a, const double* b
 
 void gemm(std::size_t n, const double* a, const double* b, double* c) { gemm_rows(n, n, a, b, c); }
 
-struct Inputs {
-  std::vector<double> a, b;
-  explicit Inputs(std::size_t n) : a(n * n), b(n * n) {
-    for (std::size_t i = 0; i < n * n; ++i) {
-      a[i] = static_cast<double>(i % 7) * 0.5;
-      b[i] = static_cast<double>(i % 5) * 0.25;
-    }
-  }
-};
-
-template <class F>
-double iterations_per_second(int iterations, F&& loop) {
-  loop(1);  // warm-up: pools, first-touch, library threads
-  const auto t0 = std::chrono::steady_clock::now();
-  loop(iterations);
-  return iterations / std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
-
 // The direct CPU loop: allocate, copy the inputs in, multiply, free.
-void direct_cpu(const Inputs& in, std::size_t n, int iterations) {
+void direct_cpu(const DgemmInputs& in, std::size_t n, int iterations) {
   for (int it = 0; it < iterations; ++it) {
     std::vector<double> a(n * n), b(n * n), c(n * n);
     std::memcpy(a.data(), in.a.data(), n * n * sizeof(double));
@@ -75,7 +57,7 @@ void direct_cpu(const Inputs& in, std::size_t n, int iterations) {
 // rows of A. On the CPU there is one tile per executor worker, each a single-threaded OpenBLAS
 // call, so the tasks of one iteration share the cores the way OpenBLAS's own threads do for
 // the direct loop (PREMA §4.1 splits a DGEMM into tasks the same way); a device takes one task.
-void tessera_loop(tessera::TaskRuntime& rt, const Inputs& in, std::size_t n, int iterations, TaskKind kind,
+void tessera_loop(tessera::TaskRuntime& rt, const DgemmInputs& in, std::size_t n, int iterations, TaskKind kind,
                   std::size_t tiles = 1) {
   const std::size_t rows_per_tile = (n + tiles - 1) / tiles;
   for (int it = 0; it < iterations; ++it) {
@@ -99,7 +81,7 @@ void tessera_loop(tessera::TaskRuntime& rt, const Inputs& in, std::size_t n, int
 }
 
 // The naive device loop of the seed's baseline, on sim:0: allocate, copy in, run, synchronize, free.
-void direct_device(tessera::Device& d, const Inputs& in, std::size_t n, int iterations) {
+void direct_device(tessera::Device& d, const DgemmInputs& in, std::size_t n, int iterations) {
   const std::size_t bytes = n * n * sizeof(double);
   tessera::Stream& h2d = d.copy_stream(tessera::CopyDirection::host_to_device);
   tessera::Stream& s = d.compute_stream(0);
@@ -138,7 +120,7 @@ void dgemm(tessera::bench::Report& report, bool quick) {
     tessera::TaskRuntime rt(devices);
     const std::size_t tiles = rt.executor().num_workers();
     for (std::size_t n : {64, 128, 256, 512, 768, 1024}) {
-      const Inputs in(n);
+      const DgemmInputs in(n);
       const int its = n >= 768 && quick ? 3 : iterations;
       // Each uses both cores its own way: the direct loop through OpenBLAS's threads (as many
       // as there are cores), the tasks through the executor's workers, one single-threaded
@@ -155,10 +137,6 @@ void dgemm(tessera::bench::Report& report, bool quick) {
         ourses.push_back(
             iterations_per_second(std::max(1, its / 5), [&](int k) { tessera_loop(rt, in, n, k, TaskKind::cpu, tiles); }));
       }
-      auto median = [](std::vector<double> v) {
-        std::sort(v.begin(), v.end());
-        return v[v.size() / 2];
-      };
       const double direct = median(directs), ours = median(ourses);
       report.add({"dgemm-cpu-" + std::to_string(n), "tessera", "iterations/s", ours, "1/s", "openblas", direct, 0});
     }
@@ -174,21 +152,11 @@ void dgemm(tessera::bench::Report& report, bool quick) {
   // against the naive device loop.
   {
     const std::size_t n = 256;
-    const Inputs in(n);
+    const DgemmInputs in(n);
     auto devices = tessera::DeviceSet::simulated(1, sim_with_link());
     const double direct = iterations_per_second(iterations, [&](int k) { direct_device(devices.accelerator(0), in, n, k); });
-    struct Variant {
-      const char* name;
-      std::size_t streams;
-      bool copy_streams;
-      bool dedicated;
-    };
-    for (const Variant& v : {Variant{"all-on", 0, true, false}, Variant{"one-compute-stream", 1, true, false},
-                             Variant{"no-copy-stream", 0, false, false}, Variant{"dedicated-thread", 0, true, true}}) {
-      tessera::TaskRuntimeOptions o;
-      o.compute_streams = v.streams;
-      o.separate_copy_streams = v.copy_streams;
-      o.dedicated_submit_threads = v.dedicated;
+    for (const RuntimeVariant& v : figure8_variants()) {
+      const tessera::TaskRuntimeOptions& o = v.options;
       tessera::TaskRuntime rt(devices, o);
       const double ours = iterations_per_second(iterations, [&](int k) { tessera_loop(rt, in, n, k, TaskKind::gpu); });
       report.add({"dgemm-sim-256", std::string("tessera-") + v.name, "iterations/s", ours, "1/s", "direct-sim", direct, 0});
@@ -199,7 +167,7 @@ void dgemm(tessera::bench::Report& report, bool quick) {
   // Figure 9: 64x64 DGEMM tasks over sim:1..4, with and without dedicated submission threads.
   for (bool dedicated : {false, true}) {
     const std::size_t n = 64;
-    const Inputs in(n);
+    const DgemmInputs in(n);
     const int tasks = quick ? 200 : 2000;
     double one = 0;
     for (std::size_t k = 1; k <= 4; ++k) {
