@@ -80,9 +80,19 @@ void CudaStream::enqueue_host(std::function<void()> work, std::string label) {
 void CudaStream::then(std::function<void()> callback) { launch_host(std::move(callback), "callback"); }
 
 void CudaStream::retain(std::shared_ptr<const void> object) {
-  // Dropped here, outside the lock: a retained Buffer frees its memory when it goes.
-  std::vector<std::shared_ptr<const void>> done = take_retained(false);
   CudaDeviceScope scope(device().ordinal());
+  // The caller may hold a Buffer's lock, and dropping the last reference to another Buffer takes
+  // the memory core's: so what is done is dropped in a host function (no locks held there, as
+  // before retain existed), one per batch rather than one per call.
+  bool reap = false;
+  {
+    std::lock_guard lock(retained_mutex_);
+    reap = retained_.size() >= 64;
+  }
+  if (reap) {
+    auto done = std::make_shared<std::vector<std::shared_ptr<const void>>>(take_retained(false));
+    if (!done->empty()) launch_host([done] { done->clear(); }, "release");
+  }
   std::shared_ptr<void> event = events_->acquire();
   cuda_check(cudaEventRecord(static_cast<cudaEvent_t>(event.get()), stream_),
              [&] { return "recording a CUDA event on stream " + name(); });
