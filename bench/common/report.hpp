@@ -84,6 +84,9 @@ double median_seconds(F&& f, int reps) {
 struct Args {
   std::string json;
   bool quick = false;
+  std::string only;  ///< `--only NAME`: run just the benchmark group NAME (each suite lists its groups)
+
+  bool runs(const std::string& group) const { return only.empty() || only == group; }
 };
 
 inline Args parse_args(int argc, char** argv) {
@@ -92,6 +95,7 @@ inline Args parse_args(int argc, char** argv) {
     std::string s = argv[i];
     if (s == "--json" && i + 1 < argc) a.json = argv[++i];
     else if (s == "--quick") a.quick = true;
+    else if (s == "--only" && i + 1 < argc) a.only = argv[++i];
   }
   return a;
 }

@@ -1,32 +1,38 @@
-// tessera-bench-kernels [--json FILE] [--quick]
+// tessera-bench-kernels [--json FILE] [--quick] [--only saxpy|particles|flux|cuda]
 // for_each kernels against hand-written OpenMP loops (issue 4), each row with its baseline and
 // the STREAM triad timed in the same interleaved rounds. Exits 1 when a tessera result differs
 // from its baseline's.
 #include "baselines.hpp"
 #include "kernels.hpp"
 
+#include "common/openmp_wait_policy.hpp"
+
 #include <cstdio>
+#include <cstdlib>
 #include <thread>
 
 int main(int argc, char** argv) {
   using namespace tessera::bench;
+  rerun_with_passive_openmp(argv);
   const Args args = parse_args(argc, argv);
   Settings s;
   s.quick = args.quick;
   s.rounds = args.quick ? 3 : 7;
   Report report("kernels");
-  std::printf("kernels suite on %u hardware threads, baselines %s%s\n", std::thread::hardware_concurrency(),
+  const char* wait_policy = std::getenv("OMP_WAIT_POLICY");
+  std::printf("kernels suite on %u hardware threads, baselines %s (OMP_WAIT_POLICY=%s)%s\n",
+              std::thread::hardware_concurrency(),
               baseline::have_openmp() ? "with OpenMP" : "WITHOUT OpenMP (serial: ratios are not meaningful)",
-              args.quick ? " (quick)" : "");
+              wait_policy ? wait_policy : "unset", args.quick ? " (quick)" : "");
   std::printf("ratios: median over %d interleaved rounds of baseline time / tessera time (above 1: tessera faster)\n",
               s.rounds);
   report.header();
   TriadCeiling triad(s.quick ? (std::size_t{1} << 22) : (std::size_t{1} << 24));
-  run_saxpy(report, s, triad);
-  run_particles(report, s, triad);
-  run_flux(report, s, triad);
+  if (args.runs("saxpy")) run_saxpy(report, s, triad);
+  if (args.runs("particles")) run_particles(report, s, triad);
+  if (args.runs("flux")) run_flux(report, s, triad);
 #if defined(TESSERA_BENCH_HAVE_CUDA)
-  run_cuda_kernels(report, s);
+  if (args.runs("cuda")) run_cuda_kernels(report, s);
 #endif
   report.write_json(args.json);
   if (any_mismatch()) {

@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <cstring>
 #include <vector>
 
@@ -46,6 +47,28 @@ TEST(HostDeviceMemory, KeptBlocksAreNotInUse) {
     for (void* p : blocks) host.deallocate(p, bytes);
     EXPECT_EQ(host.bytes_in_use(), before);
   }
+}
+
+// Blocks of 2 MiB and more are mapped on their own at a 2 MiB boundary (offered to transparent
+// huge pages), except under AddressSanitizer, which checks only the allocators it wraps.
+TEST(HostDeviceMemory, LargeBlocksStartOnALargePage) {
+  auto devices = DeviceSet::select("host");
+  tessera::Device& host = devices.host();
+  constexpr std::size_t bytes = (std::size_t{3} << 20) + 5;
+  const std::size_t before = host.bytes_in_use();
+  auto* p = static_cast<unsigned char*>(host.allocate(bytes));
+  std::memset(p, 7, bytes);
+  EXPECT_EQ(p[0], 7);
+  EXPECT_EQ(p[bytes - 1], 7);
+  EXPECT_EQ(host.bytes_in_use(), before + bytes);
+#if defined(__linux__) && !defined(__SANITIZE_ADDRESS__)
+  EXPECT_EQ(reinterpret_cast<std::uintptr_t>(p) % (std::size_t{2} << 20), 0u);
+#endif
+  host.deallocate(p, bytes);
+  EXPECT_EQ(host.bytes_in_use(), before);
+  void* again = host.allocate(bytes);  // the kept block comes back
+  EXPECT_EQ(again, p);
+  host.deallocate(again, bytes);
 }
 
 TEST(HostDeviceMemory, BytesInUseFollowsSmallBlocks) {

@@ -145,6 +145,25 @@ TEST(LayoutPlacement, StridedIsOneArrayPerComponentAcrossTheRow) {
   EXPECT_EQ(id, 1003);
 }
 
+// Long Strided rows keep every component run a whole number of 4 KiB pages, where that adds
+// at most 1/8 to the row; short rows, and the other layouts, keep the 64-byte rounding.
+TEST(LayoutPlacement, StridedRunsOfLongRowsAreWholePages) {
+  using F = LayoutTraits<Particle<float>, Strided>;
+  EXPECT_EQ(F::row_sites(1000), 1024u);  // 4000-byte runs become 4096
+  EXPECT_EQ(F::row_sites(1024), 1024u);
+  EXPECT_EQ(F::row_sites(100), 104u);    // 1024 would be 10 times the row
+  EXPECT_EQ(F::row_sites(1500), 1504u);  // 2048 would add more than 1/8
+  using D = LayoutTraits<Particle<double>, Strided>;
+  EXPECT_EQ(D::row_sites(1000), 1024u);  // 8000-byte runs become 8192
+  EXPECT_EQ(D::row_sites(600), 600u);
+  EXPECT_EQ(D::row_bytes(1000) % (6 * 4096), 0u);
+  using C = LayoutTraits<Cell<>, Strided>;  // a bool among the members: pages need 4096 sites
+  EXPECT_EQ(C::row_sites(4000), 4096u);
+  EXPECT_EQ(C::row_sites(1000), 1024u);  // the 64-site rounding a 21-byte site needs anyway
+  EXPECT_EQ((LayoutTraits<Particle<float>, Contiguous>::row_sites(1000)), 1000u);
+  EXPECT_EQ((LayoutTraits<Particle<float>, Tiled<8>>::row_sites(1000)), 1000u);
+}
+
 TEST(LayoutPlacement, TiledIsStridedInsideTilesOfV) {
   using LT = LayoutTraits<Particle<double>, Tiled<8>>;
   AlignedBytes mem(LT::row_bytes(20));

@@ -1,6 +1,7 @@
 #include "host_device.hpp"
 
 #include "../event_state.hpp"
+#include "large_pages.hpp"
 
 #include <tessera/core/error.hpp>
 #include <tessera/memory/bytes.hpp>
@@ -32,6 +33,17 @@ private:
   void record_into(std::shared_ptr<EventState> state) override { state->set(); }
 };
 
+void* allocate_block(std::size_t bytes) noexcept {
+  if (uses_large_pages(bytes)) return map_large_pages(bytes);
+  return ::operator new(bytes == 0 ? 1 : bytes, host_alignment, std::nothrow);
+}
+void free_block(void* p, std::size_t bytes) noexcept {
+  if (uses_large_pages(bytes))
+    unmap_large_pages(p, bytes);
+  else
+    ::operator delete(p, host_alignment);
+}
+
 std::size_t physical_memory() {
   long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
   return pages > 0 && page > 0 ? static_cast<std::size_t>(pages) * static_cast<std::size_t>(page) : std::size_t{1} << 34;
@@ -46,7 +58,7 @@ HostDevice::HostDevice() : Device(DeviceKind::host, 0, "host"), capacity_(physic
 }
 
 HostDevice::~HostDevice() {
-  for (auto& [bytes, block] : reusable_) ::operator delete(block, host_alignment);
+  for (auto& [bytes, block] : reusable_) free_block(block, bytes);
 }
 
 void* HostDevice::try_allocate(std::size_t bytes) {
@@ -61,7 +73,7 @@ void* HostDevice::try_allocate(std::size_t bytes) {
       break;
     }
   }
-  if (p == nullptr) p = ::operator new(bytes == 0 ? 1 : bytes, host_alignment, std::nothrow);
+  if (p == nullptr) p = allocate_block(bytes);
   if (p != nullptr) in_use_.fetch_add(bytes, std::memory_order_relaxed);
   return p;
 }
@@ -76,21 +88,21 @@ void HostDevice::deallocate(void* p, std::size_t bytes) {
   if (p == nullptr) return;
   in_use_.fetch_sub(bytes, std::memory_order_relaxed);
   if (bytes >= reuse_at_least && bytes <= reuse_at_most) {
-    std::vector<void*> dropped;
+    std::vector<std::pair<std::size_t, void*>> dropped;
     {
       std::lock_guard lock(reuse_mutex_);
       reusable_.emplace_back(bytes, p);
       reusable_bytes_ += bytes;
       while (reusable_bytes_ > reuse_at_most || reusable_.size() > reuse_blocks) {
-        dropped.push_back(reusable_.front().second);
+        dropped.push_back(reusable_.front());
         reusable_bytes_ -= reusable_.front().first;
         reusable_.erase(reusable_.begin());
       }
     }
-    for (void* d : dropped) ::operator delete(d, host_alignment);
+    for (auto& [dropped_bytes, block] : dropped) free_block(block, dropped_bytes);
     return;
   }
-  ::operator delete(p, host_alignment);
+  free_block(p, bytes);
 }
 
 void HostDevice::copy_async(void* dst, const void* src, std::size_t bytes, CopyDirection, Stream& stream) {

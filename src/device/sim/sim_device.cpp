@@ -2,6 +2,8 @@
 
 #include "sim_stream.hpp"
 
+#include "../host/large_pages.hpp"
+
 #include <tessera/core/error.hpp>
 #include <tessera/memory/bytes.hpp>
 
@@ -15,9 +17,15 @@ SimDevice::SimDevice(int ordinal, const SimDeviceOptions& options)
   if (options.memory_bytes == 0) throw Error("device " + name() + ": a simulated device needs a memory size above 0");
   if (options.compute_streams == 0) throw Error("device " + name() + ": at least one compute stream is needed");
   // Untouched pages cost nothing on Linux, so a large simulated memory is cheap until used.
-  // Aligned as a GPU allocation is, so the pool can use every byte.
-  memory_.reset(static_cast<std::byte*>(
-      ::operator new(options.memory_bytes, std::align_val_t{PoolAllocator::alignment})));
+  // Aligned as a GPU allocation is, so the pool can use every byte; large arenas get the host
+  // device's large pages, so kernels on sim stream through memory as they do on the host.
+  const std::size_t bytes = options.memory_bytes;
+  void* arena = uses_large_pages(bytes)
+                    ? map_large_pages(bytes)
+                    : ::operator new(bytes, std::align_val_t{PoolAllocator::alignment}, std::nothrow);
+  if (arena == nullptr)
+    throw Error("device " + name() + ": cannot reserve " + format_bytes(bytes) + " of host memory for its arena");
+  memory_ = std::unique_ptr<std::byte, ArenaDelete>(static_cast<std::byte*>(arena), ArenaDelete{bytes});
   // No per-thread caches: a device's budget must see every free byte at once, or eviction
   // would evict while memory sits idle in another thread's cache.
   PoolOptions pool_options;
@@ -29,6 +37,13 @@ SimDevice::SimDevice(int ordinal, const SimDeviceOptions& options)
 }
 
 SimDevice::~SimDevice() { destroy_streams(); }
+
+void SimDevice::ArenaDelete::operator()(std::byte* p) const noexcept {
+  if (uses_large_pages(bytes))
+    unmap_large_pages(p, bytes);
+  else
+    ::operator delete(p, std::align_val_t{PoolAllocator::alignment});
+}
 
 void* SimDevice::allocate(std::size_t bytes) { return pool_->allocate(bytes); }
 void* SimDevice::try_allocate(std::size_t bytes) { return pool_->try_allocate(bytes); }

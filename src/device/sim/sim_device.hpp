@@ -33,10 +33,11 @@ public:
 
 private:
   SimDeviceOptions options_;
-  struct AlignedDelete {
-    void operator()(std::byte* p) const noexcept { ::operator delete(p, std::align_val_t{PoolAllocator::alignment}); }
+  struct ArenaDelete {
+    std::size_t bytes;  // no initialiser: a nested class's initialisers are unusable inside the outer one
+    void operator()(std::byte* p) const noexcept;
   };
-  std::unique_ptr<std::byte, AlignedDelete> memory_;  // the device's own memory: nothing else lives here
+  std::unique_ptr<std::byte, ArenaDelete> memory_;  // the device's own memory: nothing else lives here
   std::unique_ptr<PoolAllocator> pool_;
 };
 
