@@ -5,7 +5,7 @@
 #include "baselines.hpp"
 #include "kernels.hpp"
 
-#include "common/openmp_wait_policy.hpp"
+#include "common/quiet_baseline_threads.hpp"
 
 #include <cstdio>
 #include <cstdlib>
@@ -13,7 +13,7 @@
 
 int main(int argc, char** argv) {
   using namespace tessera::bench;
-  rerun_with_passive_openmp(argv);
+  rerun_with_environment(argv, {passive_openmp});
   const Args args = parse_args(argc, argv);
   Settings s;
   s.quick = args.quick;
