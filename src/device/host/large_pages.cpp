@@ -22,13 +22,15 @@ constexpr bool sanitized = false;
 constexpr bool sanitized = false;
 #endif
 
-std::size_t mapped_length(std::size_t bytes) noexcept {
-  return (bytes + large_page_bytes - 1) / large_page_bytes * large_page_bytes;
-}
-
 }  // namespace
 
 #if defined(__linux__)
+
+namespace {
+std::size_t mapped_length(std::size_t bytes) noexcept {
+  return (bytes + large_page_bytes - 1) / large_page_bytes * large_page_bytes;
+}
+}  // namespace
 
 bool uses_large_pages(std::size_t bytes) noexcept { return !sanitized && bytes >= large_page_bytes; }
 
