@@ -22,7 +22,6 @@ namespace tasks_bench {
 
 namespace {
 
-using tessera::Access;
 using tessera::TaskKind;
 
 // `rows` rows of C = A B, all n x n (row major): A and C point at the first of those rows.
@@ -65,10 +64,9 @@ void tessera_loop(tessera::TaskRuntime& rt, const DgemmInputs& in, std::size_t n
     std::vector<tessera::HeteroObject<double>> c;
     for (std::size_t first = 0; first < n; first += rows_per_tile)
       c.emplace_back(rt, std::min(rows_per_tile, n - first) * n, "C");
-    std::memcpy(a.request(Access::write).get(), in.a.data(), n * n * sizeof(double));
-    a.release();
-    std::memcpy(b.request(Access::write).get(), in.b.data(), n * n * sizeof(double));
-    b.release();
+    // Inputs go where the tasks of `kind` run: the host copy, or straight to a device.
+    a.copy_from(in.a.data(), kind);
+    b.copy_from(in.b.data(), kind);
     for (std::size_t t = 0; t < c.size(); ++t) {
       const std::size_t first = t * rows_per_tile, rows = c[t].size() / n;
       rt.submit(tessera::native_task("dgemm", kind, [n, first, rows](const tessera::TaskContext&, const double* pa,

@@ -120,6 +120,20 @@ TaskHandle ObjectHandle::copy_out(void* destination) {
   return handle;
 }
 
+TaskHandle ObjectHandle::copy_in(const void* source, bool to_accelerator) {
+  const ObjectRef& s = state();
+  if (source == nullptr)
+    throw Error("HeteroObject '" + s->buffer.name() + "': copy_from(nullptr); pass memory holding " +
+                std::to_string(s->count) + " elements");
+  if (to_accelerator && s->runtime.devices.num_accelerators() == 0)
+    throw Error("HeteroObject '" + s->buffer.name() + "': copy_from(..., TaskKind::gpu), but the devices (" +
+                s->runtime.devices.spec() + ") have no accelerator; use TaskKind::cpu, or select one (\"sim:2\", \"cuda\")");
+  auto* t = new CopyInTask(s, source, to_accelerator);
+  TaskHandle handle(t);  // adopts the creation reference
+  s->runtime.submit(t);
+  return handle;
+}
+
 }  // namespace detail
 
 namespace detail {
@@ -193,6 +207,57 @@ void TaskRuntimeImpl::copy_out(TaskState* t) {
     void* from = o.buffer.prepare(0, *host_stream, Access::read);
     std::memcpy(c->destination, from, bytes);
     o.buffer.finish(0, *host_stream, Access::read);
+    t->device = &devices.host();
+  } catch (...) {
+    complete(t, task_failure(*t, std::current_exception()));
+    return;
+  }
+  complete(t, nullptr);
+}
+
+std::size_t TaskRuntimeImpl::accelerator_space_for(const ObjectState& o) const {
+  std::size_t best = 0;
+  for (std::size_t space = 1; space < memory->num_spaces(); ++space) {
+    if (o.buffer.valid_rows(space).overlaps(o.buffer.all())) return space;
+    if (best == 0 || memory->device(space).bytes_in_use() < memory->device(best).bytes_in_use()) best = space;
+  }
+  return best;
+}
+
+void TaskRuntimeImpl::copy_in(TaskState* t) {
+  auto* c = static_cast<CopyInTask*>(t);
+  ObjectState& o = *t->args[0].object;
+  const std::size_t bytes = o.buffer.bytes();
+  try {
+    if (c->to_accelerator) {
+      // One copy, user memory to device: the host copy is neither written nor allocated.
+      const std::size_t space = accelerator_space_for(o);
+      Device& d = memory->device(space);
+      Stream& s = d.copy_stream(CopyDirection::host_to_device);
+      o.host_exclusive.store(false, std::memory_order_release);
+      void* to = o.buffer.prepare(space, s, Access::write);
+      try {
+        d.copy_async(to, c->source, bytes, CopyDirection::host_to_device, s);
+      } catch (...) {
+        o.buffer.finish(space, s, Access::write);
+        throw;
+      }
+      o.buffer.finish(space, s, Access::write);
+      t->space = space;
+      t->device = &d;
+      s.then([this, t] { complete(t, nullptr); });
+      return;
+    }
+    if (o.host_exclusive.load(std::memory_order_acquire)) {
+      std::memcpy(o.host_data.load(std::memory_order_relaxed), c->source, bytes);
+    } else {
+      void* to = o.buffer.prepare(0, *host_stream, Access::write);
+      std::memcpy(to, c->source, bytes);
+      o.buffer.finish(0, *host_stream, Access::write);
+      // As after a CPU task that writes: the host copy is the only valid one.
+      o.host_data.store(to, std::memory_order_relaxed);
+      o.host_exclusive.store(true, std::memory_order_release);
+    }
     t->device = &devices.host();
   } catch (...) {
     complete(t, task_failure(*t, std::current_exception()));

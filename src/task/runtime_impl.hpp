@@ -85,6 +85,9 @@ private:
   void run_kernel_on_host(TaskState* t);
   void grant_hold(TaskState* t);
   void copy_out(TaskState* t);
+  void copy_in(TaskState* t);
+  /// The accelerator (memory space) copy_from sends an object to.
+  std::size_t accelerator_space_for(const ObjectState& o) const;
   void issue(TaskState* t, DeviceLane& lane);
   void wake(std::size_t device);
   void wake_lane(DeviceLane& lane);

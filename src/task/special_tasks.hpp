@@ -1,6 +1,7 @@
 #pragma once
-// Tasks the runtime makes itself: the host's hold on an object (request ... release) and a copy
-// of an object into user memory. They take part in the object's dependency order like any task.
+// Tasks the runtime makes itself: the host's hold on an object (request ... release) and copies
+// of an object into and out of user memory. They take part in the object's dependency order like
+// any task.
 
 #include <tessera/core/error.hpp>
 #include <tessera/task/detail/task_state.hpp>
@@ -37,6 +38,15 @@ struct HoldTask final : SpecialTask {
   std::function<void(void*, std::exception_ptr)> deliver;
   // 0 waiting for its turn, 1 granted (the host holds the object), 2 refused (the request threw).
   std::atomic<int> state{0};
+};
+
+struct CopyInTask final : SpecialTask {
+  CopyInTask(ObjectRef object, const void* from, bool accelerator)
+      : SpecialTask("copy_from into '" + object->buffer.name() + "'", TaskRole::copy_in, object, Access::write),
+        source(from),
+        to_accelerator(accelerator) {}
+  const void* source;
+  bool to_accelerator;  // straight into an accelerator's replica, not the host copy
 };
 
 struct CopyOutTask final : SpecialTask {

@@ -120,6 +120,9 @@ void TaskRuntimeImpl::run_on_host(TaskState* t) {
     case TaskRole::copy_out:
       copy_out(t);
       break;
+    case TaskRole::copy_in:
+      copy_in(t);
+      break;
   }
 }
 

@@ -58,6 +58,7 @@ protected:
   /// (or the error) once the hold is granted.
   void request_host(Access mode, std::function<void(void*, std::exception_ptr)> deliver);
   TaskHandle copy_out(void* destination);
+  TaskHandle copy_in(const void* source, bool to_accelerator);
 
 private:
   ObjectRef state_;
@@ -119,6 +120,18 @@ public:
   ///   std::vector<double> out(x.size());
   ///   x.copy_to(out.data()).wait();
   TaskHandle copy_to(T* destination);
+
+  /// Writes every element from user memory (the mirror of copy_to): returns at once, and the
+  /// copy takes its place in the object's dependency order as a task that writes it. `source`
+  /// must stay valid and unchanged until the handle is done. With TaskKind::cpu the elements go
+  /// to the object's host copy; with TaskKind::gpu they go straight from `source` to an
+  /// accelerator (the one that already holds some of the object, else the one with the least
+  /// memory in use), so GPU tasks that follow find them there without a stop in the host copy.
+  ///
+  ///   std::vector<double> in(x.size(), 1.0);
+  ///   x.copy_from(in.data(), tessera::TaskKind::gpu);
+  ///   rt.submit(tessera::Task::native("scale", tessera::TaskKind::gpu, scale, tessera::read_write(x)));
+  TaskHandle copy_from(const T* source, TaskKind where = TaskKind::cpu);
 
   /// A type-erased handle to the same object.
   AnyObject any() const;

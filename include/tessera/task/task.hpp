@@ -137,4 +137,9 @@ TaskHandle HeteroObject<T>::copy_to(T* destination) {
   return copy_out(destination);
 }
 
+template <class T>
+TaskHandle HeteroObject<T>::copy_from(const T* source, TaskKind where) {
+  return copy_in(source, where == TaskKind::gpu);
+}
+
 }  // namespace tessera

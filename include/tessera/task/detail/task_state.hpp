@@ -80,7 +80,7 @@ struct Successor {
 };
 
 enum class TaskStatus : std::uint8_t { created, submitted, done, failed };
-enum class TaskRole : std::uint8_t { kernel, hold, copy_out };
+enum class TaskRole : std::uint8_t { kernel, hold, copy_out, copy_in };
 
 /// A task: its kernel (in a derived class), arguments, dependencies and state. Reference counted:
 /// the user's Task/TaskHandle, the runtime while it is in flight, and objects' dependency lists.
