@@ -1,12 +1,12 @@
 #pragma once
 // Baseline libraries and tessera timed in the same rounds share the cores, and the baselines'
-// thread pools spin after each call: libgomp for milliseconds (OMP_WAIT_POLICY unset), OpenBLAS's
-// pthread server for 2^28 cycles (about 0.1 s; OPENBLAS_THREAD_TIMEOUT). The tessera call timed
-// next then runs with a core taken: on the 2-core VM that made tessera's particle update read
-// 0.81 of the AoS loop it equals when timed alone, and the n = 256 DGEMM loop anywhere from 0.47
-// to 0.97 of OpenBLAS. Suites rerun themselves with the pools told to sleep at once; each
-// baseline call then pays a thread wake-up (microseconds, against calls of milliseconds).
-// Both libraries read their variables when they load, before main, hence the re-exec.
+// thread pools spin after each call: libgomp for milliseconds when OMP_WAIT_POLICY is unset. The
+// tessera call timed next then runs with a core taken: on the 2-core VM that made tessera's
+// particle update read 0.81 of the AoS loop it equals when timed alone. The kernels suite reruns
+// itself with libgomp told to sleep at once; each baseline loop then pays a thread wake-up
+// (microseconds, against loops of milliseconds). libgomp reads the variable when it loads,
+// before main, hence the re-exec. (OpenBLAS's equivalent, OPENBLAS_THREAD_TIMEOUT, also puts its
+// threads to sleep inside a call and slowed its DGEMM 2-3x; the tasks suite pauses instead.)
 
 #include <cstdio>
 #include <cstdlib>
@@ -38,7 +38,4 @@ inline void rerun_with_environment(char** argv, std::initializer_list<std::pair<
 
 /// libgomp's threads sleep as soon as a parallel loop ends.
 inline constexpr std::pair<const char*, const char*> passive_openmp{"OMP_WAIT_POLICY", "passive"};
-/// OpenBLAS's server threads sleep after 2^4 cycles without work (its smallest timeout).
-inline constexpr std::pair<const char*, const char*> sleeping_openblas{"OPENBLAS_THREAD_TIMEOUT", "4"};
-
 }  // namespace tessera::bench

@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <thread>
 #include <cstdio>
 #include <cstring>
 #include <vector>
@@ -45,6 +46,19 @@ void gemm(std::size_t n, const double* a, const double* b, double* c) { gemm_row
 void direct_cpu(const DgemmInputs& in, std::size_t n, int iterations) {
   for (int it = 0; it < iterations; ++it) {
     std::vector<double> a(n * n), b(n * n), c(n * n);
+    std::memcpy(a.data(), in.a.data(), n * n * sizeof(double));
+    std::memcpy(b.data(), in.b.data(), n * n * sizeof(double));
+    gemm(n, a.data(), b.data(), c.data());
+  }
+}
+
+// The direct loop without its allocations: buffers made once, inputs copied in and multiplied
+// each iteration. Fresh 512 KiB+ vectors cost page faults on every iteration (glibc maps and
+// unmaps them), which tessera's host block cache avoids; this row shows tessera against
+// OpenBLAS's compute alone.
+void direct_cpu_preallocated(const DgemmInputs& in, std::size_t n, int iterations) {
+  std::vector<double> a(n * n), b(n * n), c(n * n);
+  for (int it = 0; it < iterations; ++it) {
     std::memcpy(a.data(), in.a.data(), n * n * sizeof(double));
     std::memcpy(b.data(), in.b.data(), n * n * sizeof(double));
     gemm(n, a.data(), b.data(), c.data());
@@ -127,16 +141,29 @@ void dgemm(tessera::bench::Report& report, bool quick) {
       // The two alternate over 5 rounds and each reports its median round: this VM's speed
       // drifts by up to 2x within a minute, which single back-to-back timings turned into
       // ratios anywhere from 0.55 to 1.08 for the same n.
-      std::vector<double> directs, ourses;
+      // OpenBLAS's server threads spin for 2^28 cycles (about 0.1 s) after a call before they
+      // sleep, so each side starts only once the other's threads are asleep: timed straight after
+      // the direct loop, the tasks shared the 2 cores with a spinning BLAS thread (n = 256 read
+      // 0.47 to 0.97). Telling OpenBLAS to sleep at once (OPENBLAS_THREAD_TIMEOUT=4) is no
+      // answer: its own threads then sleep inside a call, and the direct loop ran 2-3x slower.
+      auto let_threads_sleep = [] { std::this_thread::sleep_for(std::chrono::milliseconds(250)); };
+      std::vector<double> directs, preallocated, ourses;
       for (int round = 0; round < 5; ++round) {
         openblas_set_num_threads(openblas_get_num_procs());
+        let_threads_sleep();
         directs.push_back(iterations_per_second(std::max(1, its / 5), [&](int k) { direct_cpu(in, n, k); }));
+        let_threads_sleep();
+        preallocated.push_back(
+            iterations_per_second(std::max(1, its / 5), [&](int k) { direct_cpu_preallocated(in, n, k); }));
         openblas_set_num_threads(1);
+        let_threads_sleep();
         ourses.push_back(
             iterations_per_second(std::max(1, its / 5), [&](int k) { tessera_loop(rt, in, n, k, TaskKind::cpu, tiles); }));
       }
       const double direct = median(directs), ours = median(ourses);
       report.add({"dgemm-cpu-" + std::to_string(n), "tessera", "iterations/s", ours, "1/s", "openblas", direct, 0});
+      report.add({"dgemm-cpu-" + std::to_string(n), "tessera", "iterations/s", ours, "1/s", "openblas-preallocated",
+                  median(preallocated), 0});
     }
   }
   // Sim devices run kernels on their stream threads; one BLAS thread each keeps them from

@@ -1,17 +1,11 @@
 // tessera-bench-tasks [--json FILE] [--quick] [--only overhead|dgemm|cuda]
 #include "tasks_bench.hpp"
 
-#include "common/quiet_baseline_threads.hpp"
-
 #include <cstdio>
-#include <cstdlib>
 
 int main(int argc, char** argv) {
-  tessera::bench::rerun_with_environment(argv, {tessera::bench::sleeping_openblas});
   auto args = tessera::bench::parse_args(argc, argv);
   tessera::bench::Report report("tasks");
-  const char* timeout = std::getenv("OPENBLAS_THREAD_TIMEOUT");
-  std::printf("tasks suite (OPENBLAS_THREAD_TIMEOUT=%s)%s\n", timeout ? timeout : "unset", args.quick ? " (quick)" : "");
   report.header();
 
   if (args.runs("overhead")) {
