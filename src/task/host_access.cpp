@@ -189,19 +189,7 @@ void TaskRuntimeImpl::copy_out(TaskState* t) {
     // Straight from a device that holds every element, if one does: no stop at the host copy.
     for (std::size_t space = 1; space < memory->num_spaces(); ++space) {
       if (!o.buffer.valid_rows(space).contains(o.buffer.all())) continue;
-      Device& d = memory->device(space);
-      Stream& s = d.copy_stream(CopyDirection::device_to_host);
-      void* from = o.buffer.prepare(space, s, Access::read);
-      try {
-        d.copy_async(c->destination, from, bytes, CopyDirection::device_to_host, s);
-      } catch (...) {
-        o.buffer.finish(space, s, Access::read);
-        throw;
-      }
-      o.buffer.finish(space, s, Access::read);
-      t->space = space;
-      t->device = &d;
-      s.then([this, t] { complete(t, nullptr); });
+      copy_on_device(t, space, CopyDirection::device_to_host, c->destination);
       return;
     }
     void* from = o.buffer.prepare(0, *host_stream, Access::read);
@@ -213,6 +201,27 @@ void TaskRuntimeImpl::copy_out(TaskState* t) {
     return;
   }
   complete(t, nullptr);
+}
+
+void TaskRuntimeImpl::copy_on_device(TaskState* t, std::size_t space, CopyDirection direction, void* user) {
+  ObjectState& o = *t->args[0].object;
+  const Access mode = t->args[0].mode;
+  Device& d = memory->device(space);
+  Stream& s = d.copy_stream(direction);
+  void* replica = o.buffer.prepare(space, s, mode);
+  try {
+    if (direction == CopyDirection::device_to_host)
+      d.copy_async(user, replica, o.buffer.bytes(), direction, s);
+    else
+      d.copy_async(replica, user, o.buffer.bytes(), direction, s);
+  } catch (...) {
+    o.buffer.finish(space, s, mode);
+    throw;
+  }
+  o.buffer.finish(space, s, mode);
+  t->space = space;
+  t->device = &d;
+  s.then([this, t] { complete(t, nullptr); });
 }
 
 std::size_t TaskRuntimeImpl::accelerator_space_for(const ObjectState& o) const {
@@ -231,21 +240,8 @@ void TaskRuntimeImpl::copy_in(TaskState* t) {
   try {
     if (c->to_accelerator) {
       // One copy, user memory to device: the host copy is neither written nor allocated.
-      const std::size_t space = accelerator_space_for(o);
-      Device& d = memory->device(space);
-      Stream& s = d.copy_stream(CopyDirection::host_to_device);
       o.host_exclusive.store(false, std::memory_order_release);
-      void* to = o.buffer.prepare(space, s, Access::write);
-      try {
-        d.copy_async(to, c->source, bytes, CopyDirection::host_to_device, s);
-      } catch (...) {
-        o.buffer.finish(space, s, Access::write);
-        throw;
-      }
-      o.buffer.finish(space, s, Access::write);
-      t->space = space;
-      t->device = &d;
-      s.then([this, t] { complete(t, nullptr); });
+      copy_on_device(t, accelerator_space_for(o), CopyDirection::host_to_device, const_cast<void*>(c->source));
       return;
     }
     if (o.host_exclusive.load(std::memory_order_acquire)) {

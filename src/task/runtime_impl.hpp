@@ -86,6 +86,10 @@ private:
   void grant_hold(TaskState* t);
   void copy_out(TaskState* t);
   void copy_in(TaskState* t);
+  /// One copy between user memory and the replica in `space` of a copy task's object, on the
+  /// device's copy stream for `direction`, inside the Buffer access of the task's mode; the task
+  /// completes when the stream gets there.
+  void copy_on_device(TaskState* t, std::size_t space, CopyDirection direction, void* user);
   /// The accelerator (memory space) copy_from sends an object to.
   std::size_t accelerator_space_for(const ObjectState& o) const;
   void issue(TaskState* t, DeviceLane& lane);
