@@ -8,7 +8,9 @@
 // The lanes are declared independent with `GCC ivdep` rather than `omp simd`: GCC lowers
 // `omp simd` before inlining and turns each lane's iterator copy into an array of structs that
 // its vectoriser then rejects ("more than one data ref in stmt"); ivdep makes the same promise
-// after inlining, when those copies have become scalars.
+// after inlining, when those copies have become scalars. `GCC unroll 1` keeps the lane loop a
+// loop until the vectoriser sees it: GCC otherwise unrolled short strips completely first, and
+// the SLP vectoriser that then got the straight-line code ignores ivdep (SAXPY ran scalar).
 
 #include <algorithm>
 #include <cstddef>
