@@ -1,6 +1,7 @@
 #pragma once
 // Shared by the task tests: the device sets each test runs on, and a bounded wait.
 
+#include <tessera/core/error.hpp>
 #include <tessera/device/device_set.hpp>
 #include <tessera/task/runtime.hpp>
 
@@ -21,6 +22,17 @@ inline tessera::DeviceSet devices_for(const std::string& spec) {
     return tessera::DeviceSet::simulated(static_cast<std::size_t>(std::stoul(spec.substr(4))), o);
   }
   return tessera::DeviceSet::select(spec);
+}
+
+/// The message of the tessera::Error that `f` throws, or "(no tessera::Error)".
+template <class F>
+std::string error_of(F&& f) {
+  try {
+    f();
+  } catch (const tessera::Error& e) {
+    return e.what();
+  }
+  return "(no tessera::Error)";
 }
 
 /// Waits for a handle, failing the test (not hanging it) after a generous timeout.

@@ -12,15 +12,7 @@ using namespace tessera;
 
 namespace {
 
-template <class F>
-std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "(no tessera::Error)";
-}
+using task_test::error_of;
 
 class Failures : public ::testing::TestWithParam<const char*> {};
 
