@@ -94,6 +94,20 @@ class IndexedIterator {
     return r;
   }
 
+  /// From an iterator on a tile's first site: site `lane` of the tile `tiles` tiles on. Within
+  /// a Tiled<V> row the address is then linear in `tiles` whatever `lane` and any later offset
+  /// along x are, which lets the CPU loop run one in-tile lane of many tiles as a vector.
+  TESSERA_HOST_DEVICE TESSERA_FORCE_INLINE constexpr IndexedIterator tile_lane(std::ptrdiff_t tiles,
+                                                                               std::ptrdiff_t lane) const noexcept {
+    static_assert(is_tiled<L>::value && !std::is_arithmetic_v<T>, "tile_lane() is for Record types in Tiled<V>");
+    constexpr std::ptrdiff_t V = static_cast<std::ptrdiff_t>(L::width);
+    IndexedIterator r = *this;
+    r.local_.coords[0] += tiles * V + lane;
+    r.row_ += tiles * V * static_cast<std::ptrdiff_t>(traits::descriptor::site_bytes);
+    r.x_ += lane;
+    return r;
+  }
+
   /// Whether the iterator lies inside the block's interior (kernels only run where it does).
   TESSERA_HOST_DEVICE constexpr bool is_valid() const noexcept {
     for (std::size_t d = 0; d < D; ++d)

@@ -90,4 +90,25 @@ TESSERA_HOST_DEVICE TESSERA_FORCE_INLINE const V& tile_start(const V& v) noexcep
   return v;
 }
 
+/// Site `lane` of the strip `strip` strips of `strip_sites` on from a strip-start iterator: for
+/// Tiled records (whose tiles divide the strip) the address is linear in `strip` with any
+/// `lane`; for other layouts it is `strip * strip_sites + lane` sites along x.
+template <typename T, std::size_t D, Layout L>
+TESSERA_HOST_DEVICE TESSERA_FORCE_INLINE IndexedIterator<T, D, L> strip_lane(const IndexedIterator<T, D, L>& it,
+                                                                            std::ptrdiff_t strip_sites,
+                                                                            std::ptrdiff_t strip,
+                                                                            std::ptrdiff_t lane) noexcept {
+  if constexpr (is_tiled<L>::value && !std::is_arithmetic_v<T>) {
+    constexpr std::ptrdiff_t V = static_cast<std::ptrdiff_t>(L::width);
+    return it.tile_lane(strip * (strip_sites / V) + lane / V, lane % V);
+  } else {
+    return it.offset(0, strip * strip_sites + lane);
+  }
+}
+template <typename V>
+TESSERA_HOST_DEVICE TESSERA_FORCE_INLINE const V& strip_lane(const V& v, std::ptrdiff_t, std::ptrdiff_t,
+                                                            std::ptrdiff_t) noexcept {
+  return v;
+}
+
 }  // namespace tessera::detail

@@ -112,6 +112,59 @@ template <std::size_t N, bool TileStarts, typename F, typename... S>
     lanes(tile_aligned(along_x(row_starts, x))...);
 }
 
+/// How far along x a kernel may reach from a site of a Tiled record argument: its x padding
+/// (reading past the padding is out of bounds). 0 for other arguments.
+template <typename A>
+std::size_t tiled_reach(const A& a) {
+  if constexpr (is_tensor_block_arg<A>::value) {
+    if constexpr (is_tiled<typename A::layout>::value && !std::is_arithmetic_v<typename A::value_type>)
+      return static_cast<std::size_t>(a.geometry.padding.coords[0]);
+  }
+  return 0;
+}
+template <typename A>
+constexpr bool is_tiled_record_arg() {
+  if constexpr (is_tensor_block_arg<A>::value)
+    return is_tiled<typename A::layout>::value && !std::is_arithmetic_v<typename A::value_type>;
+  else
+    return false;
+}
+template <typename... A>
+constexpr bool any_tiled_records() {
+  return (is_tiled_record_arg<A>() || ...);
+}
+
+/// A tile-start strip whose kernel may read `Reach` sites along x: a neighbour of an edge lane
+/// lies in the next tile, at an address that is not linear in the lane, and one such load keeps
+/// the whole strip scalar (FORCE flux in Tiled<16>: 0.11 of the SoA loop). So only the core
+/// lanes, whose neighbours stay in the tile, run here: the loop bounds give the compiler their
+/// range, in which the tile arithmetic folds away. run_lane_across_strips does the edge lanes.
+/// (A full-width strip with the edge lanes masked off vectorised only with 32-bit lane counters,
+/// and then some loads became gathers; it was no faster.)
+template <std::size_t N, std::size_t Reach, typename F, typename... S>
+[[gnu::flatten]] inline void run_tile_core(F& kernel, std::ptrdiff_t x, const S&... row_starts) {
+  auto lanes = [&](const auto&... b) {
+    TESSERA_INDEPENDENT_LANES
+    for (std::size_t lane = Reach; lane < N - Reach; ++lane) kernel(along_x(b, static_cast<std::ptrdiff_t>(lane))...);
+  };
+  lanes(tile_start(along_x(row_starts, x))...);
+}
+
+/// Lane `lane` of `strips` consecutive strips from the one at `x`, one strip per vector lane: in
+/// Tiled<V> layouts every address, neighbours included, is then linear in the strip (a stride of
+/// one tile), so the edge lanes that run_tile_core leaves out vectorise too.
+template <typename F, typename... S>
+[[gnu::flatten]] inline void run_lane_across_strips(F& kernel, std::size_t strip_sites, std::size_t strips,
+                                                    std::size_t lane, std::ptrdiff_t x, const S&... row_starts) {
+  auto lanes = [&](const auto&... b) {
+    TESSERA_INDEPENDENT_LANES
+    for (std::size_t k = 0; k < strips; ++k)
+      kernel(strip_lane(b, static_cast<std::ptrdiff_t>(strip_sites), static_cast<std::ptrdiff_t>(k),
+                        static_cast<std::ptrdiff_t>(lane))...);
+  };
+  lanes(tile_start(along_x(row_starts, x))...);
+}
+
 template <std::size_t D, typename F, typename... A>
 void run_block_on_cpu(Executor* executor, const ExecOptions& options, const LaunchShape<D>& launch,
                       const Extent<D>& n, F& kernel, const A&... args) {
@@ -123,6 +176,7 @@ void run_block_on_cpu(Executor* executor, const ExecOptions& options, const Laun
   std::size_t vvl = options.vvl != 0 ? options.vvl : default_vvl<A...>();
   const std::size_t head = std::min(first_tile_head(args...), nx);
   const bool on_tiles = (strips_on_tiles(args, head, vvl) && ...);
+  const std::size_t reach = std::max({std::size_t{0}, tiled_reach(args)...});
 
   // Few rows (1-D tensors, thin slabs): cut rows into chunks too, about 64 items per worker.
   // Few large items balance badly: the executor's caller runs the first one alone while it
@@ -163,6 +217,36 @@ void run_block_on_cpu(Executor* executor, const ExecOptions& options, const Laun
     auto strips = [&](auto fixed_length, auto tile_starts) {
       constexpr std::size_t N = decltype(fixed_length)::value;
       constexpr bool on_tile_starts = decltype(tile_starts)::value;
+      if constexpr (on_tile_starts && N > 0 && any_tiled_records<A...>()) {
+        if (reach > 0) {
+          const std::size_t count = (x_end - x) / N;
+          auto core = [&](auto fixed_reach) {
+            constexpr std::size_t R = decltype(fixed_reach)::value;
+            for (std::size_t k = 0; k < count; ++k)
+              std::apply([&](const auto&... s) { run_tile_core<N, R>(kernel, static_cast<std::ptrdiff_t>(x + k * N), s...); },
+                         starts);
+          };
+          // Core lanes for the common stencil widths, then the `reach` lanes at each tile edge.
+          // Wider reaches keep whole strips: lanes across strips are strided loads, which cost
+          // more than the scalar strip if every lane is done that way.
+          std::size_t edge = 0;
+          if (reach == 1 && N > 4) {
+            core(std::integral_constant<std::size_t, 1>{});
+            edge = 1;
+          } else if (reach == 2 && N > 8) {
+            core(std::integral_constant<std::size_t, 2>{});
+            edge = 2;
+          }
+          if (edge > 0) {
+            for (std::size_t lane = 0; lane < N; lane = lane + 1 == edge ? N - edge : lane + 1)
+              std::apply(
+                  [&](const auto&... s) { run_lane_across_strips(kernel, N, count, lane, static_cast<std::ptrdiff_t>(x), s...); },
+                  starts);
+            x += count * N;
+            return;
+          }
+        }
+      }
       for (; x + vvl <= x_end; x += vvl)
         std::apply([&](const auto&... s) { run_strip<N, on_tile_starts>(kernel, vvl, static_cast<std::ptrdiff_t>(x), s...); },
                    starts);

@@ -1,0 +1,131 @@
+// Stencils along x in Tiled<V> layouts: the CPU loop runs the lanes whose neighbours stay in the
+// tile as one strip and the lanes at each tile edge across tiles (cpu_block.hpp), so every site
+// must still be computed once, from the right neighbours, for every padding (the farthest a
+// kernel reads), row length, partitioning and vector length. Checked against a sequential
+// periodic stencil on the host, with Strided as a control.
+
+#include <gtest/gtest.h>
+
+#include <tessera/exec.hpp>
+#include <tessera/tensor/tensor.hpp>
+
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+#include "../tensor/tensor_test_support.hpp"
+
+using namespace tessera;
+
+namespace {
+
+template <typename S = Owned>
+struct Cell : Record<S, float, Vector<float, 2>> {
+  TESSERA_RECORD(Cell)
+  TESSERA_FIELD(a, 0)
+  TESSERA_FIELD(v, 1)
+};
+
+class ForEachTiledStencil : public tensor_test::OnDevices {
+ protected:
+  Executor ex{ExecutorOptions{}};
+};
+
+// Small integers and power-of-two weights: every sum below is exact in float, so the result does
+// not depend on the order in which the lanes run or on the compiler contracting to FMA.
+float a_of(std::int64_t i, std::int64_t j) { return static_cast<float>((7 * i + 3 * j) % 64); }
+float v0_of(std::int64_t i, std::int64_t j) { return static_cast<float>((5 * i + 11 * j) % 32); }
+float v1_of(std::int64_t i, std::int64_t j) { return static_cast<float>((13 * i + j) % 16); }
+
+/// out = out / 2 + sum_k 2^-k (a(x-k) + 2 a(x+k)) + (a(y-1) - a(y+1)) / 4, reading R sites along
+/// x with literal offsets (as a user's stencil does), and two vector components from both sides.
+template <int R, typename U, typename O>
+TESSERA_HOST_DEVICE void stencil(const U& u, const O& out) {
+  float s = 0.0f;
+  float w = 0.5f;
+  [&]<int... K>(std::integer_sequence<int, K...>) {
+    ((s += w * ((*u.offset(0, -(K + 1))).a() + 2.0f * (*u.offset(0, K + 1)).a()), w *= 0.5f), ...);
+  }(std::make_integer_sequence<int, R>{});
+  s += 0.25f * ((*u.offset(1, -1)).a() - (*u.offset(1, 1)).a());
+  auto o = *out;
+  o.a() = 0.5f * o.a() + s;
+  o.v()[0] = (*u.offset(0, R)).v()[1] - (*u.offset(0, -R)).v()[0];
+  o.v()[1] = (*u.offset(1, 1)).v()[0] + (*u.offset(0, 1)).v()[1];
+}
+
+template <int R>
+Cell<> expected(std::int64_t i, std::int64_t j, std::int64_t nx, std::int64_t ny) {
+  auto w = [](std::int64_t k, std::int64_t n) { return ((k % n) + n) % n; };
+  float s = 0.0f, wk = 0.5f;
+  for (int k = 1; k <= R; ++k, wk *= 0.5f) s += wk * (a_of(w(i - k, nx), j) + 2.0f * a_of(w(i + k, nx), j));
+  s += 0.25f * (a_of(i, w(j - 1, ny)) - a_of(i, w(j + 1, ny)));
+  return Cell<>(0.5f * a_of(j, i) + s, {v1_of(w(i + R, nx), j) - v0_of(w(i - R, nx), j),
+                                        v0_of(i, w(j + 1, ny)) + v1_of(w(i + 1, nx), j)});
+}
+
+template <typename L, int R>
+void check(Executor& ex, MemoryManager& memory, Extent<2> n, Extent<2> partitions, std::size_t vvl) {
+  TensorOptions<2> o;
+  o.partitions = partitions;
+  o.padding = Index<2>{R, 1};
+  Tensor<Cell<>, 2, L> u(memory, n, TensorOptions<2>(o).named("u"));
+  Tensor<Cell<>, 2, L> out(memory, n, TensorOptions<2>(o).named("out"));
+  const auto nx = static_cast<std::int64_t>(n.sizes[0]), ny = static_cast<std::int64_t>(n.sizes[1]);
+  std::vector<Cell<>> us(n.volume()), outs(n.volume());
+  for (std::int64_t j = 0; j < ny; ++j)
+    for (std::int64_t i = 0; i < nx; ++i) {
+      us[j * nx + i] = Cell<>(a_of(i, j), {v0_of(i, j), v1_of(i, j)});
+      outs[j * nx + i] = Cell<>(a_of(j, i), {-1.0f, -1.0f});
+    }
+  u.fill_from(us.data());
+  out.fill_from(outs.data());
+  u.exchange_padding();
+  u.load_boundary(Periodic{});
+  ExecOptions eo;
+  eo.vvl = vvl;
+  for_each(ex, eo, [] TESSERA_HOST_DEVICE(auto c, auto d) { stencil<R>(c, d); }, u, out);
+  std::vector<Cell<>> got(n.volume());
+  out.gather_to(got.data());
+  for (std::int64_t j = 0; j < ny; ++j)
+    for (std::int64_t i = 0; i < nx; ++i) {
+      const Cell<> want = expected<R>(i, j, nx, ny);
+      const Cell<>& g = got[j * nx + i];
+      ASSERT_TRUE(g.a() == want.a() && g.v() == want.v())
+          << L::name << " padding " << R << " site (" << i << ", " << j << ") of " << nx << " x " << ny << ", vvl "
+          << vvl << ": a " << g.a() << " want " << want.a() << ", v (" << g.v()[0] << ", " << g.v()[1] << ") want ("
+          << want.v()[0] << ", " << want.v()[1] << ")";
+    }
+}
+
+template <int R>
+void check_layouts(Executor& ex, MemoryManager& memory, Extent<2> n, Extent<2> partitions) {
+  for (std::size_t vvl : {0, 8}) {
+    check<Strided, R>(ex, memory, n, partitions, vvl);
+    check<Tiled<8>, R>(ex, memory, n, partitions, vvl);
+    check<Tiled<16>, R>(ex, memory, n, partitions, vvl);
+  }
+}
+
+TEST_P(ForEachTiledStencil, ReachOfOneSiteAlongX) {
+  check_layouts<1>(ex, memory(), Extent<2>{61, 5}, Extent<2>{1, 1});   // partial tiles at both ends
+  check_layouts<1>(ex, memory(), Extent<2>{200, 4}, Extent<2>{2, 1});  // tiles meet a partition edge
+  check_layouts<1>(ex, memory(), Extent<2>{16, 3}, Extent<2>{1, 3});   // rows shorter than two tiles
+}
+
+TEST_P(ForEachTiledStencil, ReachOfTwoSitesAlongX) {
+  check_layouts<2>(ex, memory(), Extent<2>{77, 4}, Extent<2>{1, 2});
+  check_layouts<2>(ex, memory(), Extent<2>{130, 3}, Extent<2>{3, 1});
+}
+
+TEST_P(ForEachTiledStencil, WiderReachKeepsWholeStrips) {
+  check_layouts<3>(ex, memory(), Extent<2>{90, 3}, Extent<2>{2, 1});
+}
+
+TEST_P(ForEachTiledStencil, LongRowsCutIntoChunks) {
+  // One long row: the loop cuts it into chunks per worker, which start at tile boundaries.
+  check_layouts<1>(ex, memory(), Extent<2>{20011, 1}, Extent<2>{1, 1});
+}
+
+TENSOR_TEST_ON_DEVICES(ForEachTiledStencil);
+
+}  // namespace
