@@ -150,6 +150,18 @@ template <std::size_t N, std::size_t Reach, typename F, typename... S>
   lanes(tile_start(along_x(row_starts, x))...);
 }
 
+/// run_tile_core for a tile the row covers only part of: its lanes [lo, hi) that are core lanes.
+template <std::size_t N, std::size_t Reach, typename F, typename... S>
+[[gnu::flatten]] inline void run_tile_core_part(F& kernel, std::ptrdiff_t x, std::size_t lo, std::size_t hi,
+                                                const S&... row_starts) {
+  auto lanes = [&](const auto&... b) {
+    const std::size_t to = std::min(hi, N - Reach);
+    TESSERA_INDEPENDENT_LANES
+    for (std::size_t lane = std::max(lo, Reach); lane < to; ++lane) kernel(along_x(b, static_cast<std::ptrdiff_t>(lane))...);
+  };
+  lanes(tile_start(along_x(row_starts, x))...);
+}
+
 /// Lane `lane` of `strips` consecutive strips from the one at `x`, one strip per vector lane: in
 /// Tiled<V> layouts every address, neighbours included, is then linear in the strip (a stride of
 /// one tile), so the edge lanes that run_tile_core leaves out vectorise too.
@@ -163,6 +175,37 @@ template <typename F, typename... S>
                         static_cast<std::ptrdiff_t>(lane))...);
   };
   lanes(tile_start(along_x(row_starts, x))...);
+}
+
+/// Sites [x_begin, x_end) of a row whose Tiled record arguments have tiles of N sites starting
+/// at `first_tile` (and every N sites from there), for a kernel that reads up to R sites along
+/// x: the core lanes of each tile as a strip, the R lanes at each tile edge across the tiles, and
+/// of the partial tiles at either end the core lanes as a shorter strip and the edges one by one.
+template <std::size_t N, std::size_t R, typename F, typename One, typename Starts>
+void run_row_with_reach(F& kernel, One& one, const Starts& starts, std::size_t x_begin, std::size_t x_end,
+                        std::size_t first_tile) {
+  auto partial = [&](std::ptrdiff_t tile, std::size_t lo, std::size_t hi) {
+    std::apply([&](const auto&... s) { run_tile_core_part<N, R>(kernel, tile, lo, hi, s...); }, starts);
+    for (std::size_t lane = lo; lane < hi; ++lane)
+      if (lane < R || lane >= N - R) one(static_cast<std::size_t>(tile + static_cast<std::ptrdiff_t>(lane)));
+  };
+  std::size_t x = x_begin;
+  if (x < first_tile) {
+    const std::ptrdiff_t tile = static_cast<std::ptrdiff_t>(first_tile) - static_cast<std::ptrdiff_t>(N);
+    const std::size_t end = std::min(first_tile, x_end);
+    partial(tile, static_cast<std::size_t>(static_cast<std::ptrdiff_t>(x) - tile),
+            static_cast<std::size_t>(static_cast<std::ptrdiff_t>(end) - tile));
+    x = end;
+  }
+  const std::size_t count = (x_end - x) / N;
+  for (std::size_t k = 0; k < count; ++k)
+    std::apply([&](const auto&... s) { run_tile_core<N, R>(kernel, static_cast<std::ptrdiff_t>(x + k * N), s...); },
+               starts);
+  for (std::size_t lane = 0; lane < N; lane = lane + 1 == R ? N - R : lane + 1)
+    std::apply([&](const auto&... s) { run_lane_across_strips(kernel, N, count, lane, static_cast<std::ptrdiff_t>(x), s...); },
+               starts);
+  x += count * N;
+  if (x < x_end) partial(static_cast<std::ptrdiff_t>(x), 0, x_end - x);
 }
 
 template <std::size_t D, typename F, typename... A>
@@ -208,50 +251,32 @@ void run_block_on_cpu(Executor* executor, const ExecOptions& options, const Laun
     };
 
     std::size_t x = x_begin;
-    // Up to the first tile boundary (and the head of chunks that start mid-tile): one by one.
     const std::size_t aligned_from =
         x < head ? head : head + (x - head + vvl - 1) / vvl * vvl;
+    constexpr std::size_t natural = default_vvl<A...>();
+    if constexpr (any_tiled_records<A...>()) {
+      if (vvl == natural && on_tiles) {
+        const auto run_row = [&](auto fixed_reach) {
+          run_row_with_reach<natural, decltype(fixed_reach)::value>(kernel, one, starts, x_begin, x_end, aligned_from);
+        };
+        // Core lanes for the common stencil widths. Wider reaches keep whole strips: lanes
+        // across strips are strided loads, which cost more than the scalar strip if every lane
+        // is done that way.
+        if (reach == 1 && natural > 4) return run_row(std::integral_constant<std::size_t, 1>{});
+        if (reach == 2 && natural > 8) return run_row(std::integral_constant<std::size_t, 2>{});
+      }
+    }
+    // Up to the first tile boundary (and the head of chunks that start mid-tile): one by one.
     for (; x < std::min(aligned_from, x_end); ++x) one(x);
     // One loop per kind of strip, so the common case has a compile-time length and, for Tiled
     // arguments whose tiles it starts on, a tile-relative x of 0.
     auto strips = [&](auto fixed_length, auto tile_starts) {
       constexpr std::size_t N = decltype(fixed_length)::value;
       constexpr bool on_tile_starts = decltype(tile_starts)::value;
-      if constexpr (on_tile_starts && N > 0 && any_tiled_records<A...>()) {
-        if (reach > 0) {
-          const std::size_t count = (x_end - x) / N;
-          auto core = [&](auto fixed_reach) {
-            constexpr std::size_t R = decltype(fixed_reach)::value;
-            for (std::size_t k = 0; k < count; ++k)
-              std::apply([&](const auto&... s) { run_tile_core<N, R>(kernel, static_cast<std::ptrdiff_t>(x + k * N), s...); },
-                         starts);
-          };
-          // Core lanes for the common stencil widths, then the `reach` lanes at each tile edge.
-          // Wider reaches keep whole strips: lanes across strips are strided loads, which cost
-          // more than the scalar strip if every lane is done that way.
-          std::size_t edge = 0;
-          if (reach == 1 && N > 4) {
-            core(std::integral_constant<std::size_t, 1>{});
-            edge = 1;
-          } else if (reach == 2 && N > 8) {
-            core(std::integral_constant<std::size_t, 2>{});
-            edge = 2;
-          }
-          if (edge > 0) {
-            for (std::size_t lane = 0; lane < N; lane = lane + 1 == edge ? N - edge : lane + 1)
-              std::apply(
-                  [&](const auto&... s) { run_lane_across_strips(kernel, N, count, lane, static_cast<std::ptrdiff_t>(x), s...); },
-                  starts);
-            x += count * N;
-            return;
-          }
-        }
-      }
       for (; x + vvl <= x_end; x += vvl)
         std::apply([&](const auto&... s) { run_strip<N, on_tile_starts>(kernel, vvl, static_cast<std::ptrdiff_t>(x), s...); },
                    starts);
     };
-    constexpr std::size_t natural = default_vvl<A...>();
     if (vvl == natural && on_tiles)
       strips(std::integral_constant<std::size_t, natural>{}, std::true_type{});
     else if (vvl == natural)
