@@ -126,6 +126,40 @@ TEST_P(ForEachTiledStencil, LongRowsCutIntoChunks) {
   check_layouts<1>(ex, memory(), Extent<2>{20011, 1}, Extent<2>{1, 1});
 }
 
+TEST_P(ForEachTiledStencil, ReadsBeyondThePaddingStayCorrect) {
+  // The loop takes the x padding as how far a kernel reads; a kernel that reads farther where it
+  // knows the sites exist (here 2 and 3 sites, with padding 1) must still get the right values.
+  const Extent<2> n{100, 3};
+  auto run = [&]<typename L>(L) {
+    TensorOptions<2> o;
+    o.padding = Index<2>{1, 1};
+    Tensor<Cell<>, 2, L> u(memory(), n, TensorOptions<2>(o).named("u"));
+    Tensor<Cell<>, 2, L> out(memory(), n, TensorOptions<2>(o).named("out"));
+    std::vector<Cell<>> us(n.volume());
+    for (std::size_t k = 0; k < us.size(); ++k) us[k] = Cell<>(static_cast<float>(k % 61), {0.0f, 0.0f});
+    u.fill_from(us.data());
+    for_each(
+        ex,
+        [] TESSERA_HOST_DEVICE(auto c, auto d) {
+          const auto i = c.local_idx(0);
+          const bool far = i >= 3 && i + 3 < static_cast<std::int64_t>(c.local_size(0));
+          (*d).a() = far ? (*c.offset(0, 2)).a() - 2.0f * (*c.offset(0, -3)).a() : -1.0f;
+        },
+        u, out);
+    std::vector<Cell<>> got(n.volume());
+    out.gather_to(got.data());
+    const auto nx = static_cast<std::size_t>(n.sizes[0]);
+    for (std::size_t k = 0; k < got.size(); ++k) {
+      const std::size_t i = k % nx;
+      const float want = i >= 3 && i + 3 < nx ? us[k + 2].a() - 2.0f * us[k - 3].a() : -1.0f;
+      ASSERT_EQ(got[k].a(), want) << L::name << " site " << k;
+    }
+  };
+  run(Tiled<8>{});
+  run(Tiled<16>{});
+  run(Strided{});
+}
+
 TENSOR_TEST_ON_DEVICES(ForEachTiledStencil);
 
 }  // namespace

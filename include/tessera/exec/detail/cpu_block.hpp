@@ -112,16 +112,6 @@ template <std::size_t N, bool TileStarts, typename F, typename... S>
     lanes(tile_aligned(along_x(row_starts, x))...);
 }
 
-/// How far along x a kernel may reach from a site of a Tiled record argument: its x padding
-/// (reading past the padding is out of bounds). 0 for other arguments.
-template <typename A>
-std::size_t tiled_reach(const A& a) {
-  if constexpr (is_tensor_block_arg<A>::value) {
-    if constexpr (is_tiled<typename A::layout>::value && !std::is_arithmetic_v<typename A::value_type>)
-      return static_cast<std::size_t>(a.geometry.padding.coords[0]);
-  }
-  return 0;
-}
 template <typename A>
 constexpr bool is_tiled_record_arg() {
   if constexpr (is_tensor_block_arg<A>::value)
@@ -132,6 +122,16 @@ constexpr bool is_tiled_record_arg() {
 template <typename... A>
 constexpr bool any_tiled_records() {
   return (is_tiled_record_arg<A>() || ...);
+}
+/// How far along x a kernel is expected to read from a site of a Tiled record argument: its x
+/// padding, past which a read at a block's edge is out of bounds. Only speed depends on it: a
+/// kernel that reads farther still gets the right values, from a core strip left scalar.
+template <typename A>
+std::size_t tiled_reach(const A& a) {
+  if constexpr (is_tiled_record_arg<A>())
+    return static_cast<std::size_t>(a.geometry.padding.coords[0]);
+  else
+    return 0;
 }
 
 /// A tile-start strip whose kernel may read `Reach` sites along x: a neighbour of an edge lane
