@@ -164,6 +164,23 @@ TEST(LayoutPlacement, StridedRunsOfLongRowsAreWholePages) {
   EXPECT_EQ((LayoutTraits<Particle<float>, Tiled<8>>::row_sites(1000)), 1000u);
 }
 
+// Rows not worth paging keep their component runs at least two 64-byte lines past a whole
+// number of pages, so the runs a stencil reads at once start in different L1 sets.
+TEST(LayoutPlacement, StridedRunsStayTwoLinesOffWholePages) {
+  using F = LayoutTraits<Particle<float>, Strided>;
+  EXPECT_EQ(F::row_sites(1026), 1056u);  // runs of 4128 bytes (32 past a page) become 4224
+  EXPECT_EQ(F::row_sites(2050), 2080u);  // 8224 bytes (32 past two pages) become 8320
+  EXPECT_EQ(F::row_sites(1100), 1104u);  // 4416 bytes: 320 past a page, far enough
+  EXPECT_EQ(F::row_sites(8), 8u);        // runs shorter than a page are left alone
+  for (std::size_t n : {1026u, 2050u, 4098u, 1100u, 3000u, 5000u}) {
+    const std::size_t in_page = F::row_sites(n) * sizeof(float) % 4096;
+    EXPECT_TRUE(in_page == 0 || (in_page >= 128 && in_page <= 4096 - 128))
+        << n << " sites: runs " << in_page << " bytes into a page";
+  }
+  using D = LayoutTraits<Particle<double>, Strided>;
+  EXPECT_EQ(D::row_sites(1030), 1040u);  // 8256 bytes (64 past two pages) become 8320
+}
+
 TEST(LayoutPlacement, TiledIsStridedInsideTilesOfV) {
   using LT = LayoutTraits<Particle<double>, Tiled<8>>;
   AlignedBytes mem(LT::row_bytes(20));

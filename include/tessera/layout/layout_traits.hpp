@@ -90,8 +90,9 @@ struct LayoutTraits<T, L> {
     ((g = detail::gcd(g, sizeof(typename descriptor::template scalar<Is>))), ...);
     return g;
   }
-  static constexpr std::size_t page_sites =
-      detail::lcm(unit, 4096 / detail::gcd(4096, scalar_gcd(std::make_index_sequence<descriptor::members>{})));
+  static constexpr std::size_t smallest_scalar = scalar_gcd(std::make_index_sequence<descriptor::members>{});
+  static constexpr std::size_t page_sites = detail::lcm(unit, 4096 / detail::gcd(4096, smallest_scalar));
+  static constexpr std::size_t stagger_bytes = 2 * detail::row_alignment;
 
   template <std::size_t... Is>
   static constexpr bool tiles_aligned(std::index_sequence<Is...>) {
@@ -111,6 +112,18 @@ struct LayoutTraits<T, L> {
     if constexpr (std::is_same_v<L, Strided> && descriptor::components > 1) {
       const std::size_t paged = detail::round_up(n, page_sites);
       if (8 * (paged - aligned) <= aligned) return paged;
+      // Rows of a page or more not worth paging keep their runs at least two lines past a whole
+      // number of pages (runs just short of one are always paged). Runs just past one (1026-site rows of 4-byte scalars: 32 bytes past) start
+      // near the same offset in their pages, so the runs a stencil reads at once (each
+      // component of three rows, and the output's) fall in the same few L1 sets: the FORCE flux
+      // on one thread ran at 0.80-0.90 of the SoA loop with 1026-site rows, 0.96-0.97 with the
+      // runs 128 bytes past. Whole-page runs have the same conflict (hand-written per-row SoA
+      // flux, 1000-site rows: 0.70 of block SoA) but stream faster, which the particle update
+      // needs more (0.86 of SoA with runs staggered by two lines, 0.99 with whole pages).
+      const std::size_t run_bytes = aligned * smallest_scalar;
+      const std::size_t in_page = run_bytes % 4096;
+      if (run_bytes >= 4096 && in_page < stagger_bytes)
+        return aligned + detail::round_up((stagger_bytes - in_page + smallest_scalar - 1) / smallest_scalar, unit);
     }
     return aligned;
   }

@@ -89,14 +89,16 @@ std::size_t first_tile_head(const A&... a) {
   return h == static_cast<std::size_t>(-1) ? 0 : h;
 }
 
-/// The lanes of the strip at `x` of a row whose iterators start at `row_starts`. `flatten`
-/// inlines the kernel into the loop however large it is: a call per site would stop the
-/// vectoriser ("statement clobbers memory"). The strip's own iterators are made in here, where
+/// `strips` consecutive strips from `x` of a row whose iterators start at `row_starts`.
+/// `flatten` inlines the kernel into the loop however large it is: a call per site would stop
+/// the vectoriser ("statement clobbers memory"). Each strip's iterators are made in here, where
 /// they are scalars in registers: made by the caller and passed by reference, every strip
 /// stored whole iterators (hundreds of bytes) to the stack and read them back, which cost the
-/// flux kernel a quarter of its time.
+/// flux kernel a quarter of its time. One call per row rather than per strip sets the kernel's
+/// constants up once per row.
 template <std::size_t N, bool TileStarts, typename F, typename... S>
-[[gnu::flatten]] inline void run_strip(F& kernel, std::size_t vvl, std::ptrdiff_t x, const S&... row_starts) {
+[[gnu::flatten]] inline void run_strips(F& kernel, std::size_t vvl, std::ptrdiff_t x, std::size_t strips,
+                                        const S&... row_starts) {
   auto lanes = [&](const auto&... b) {
     if constexpr (N > 0) {
       TESSERA_INDEPENDENT_LANES
@@ -106,10 +108,12 @@ template <std::size_t N, bool TileStarts, typename F, typename... S>
       for (std::size_t lane = 0; lane < vvl; ++lane) kernel(along_x(b, static_cast<std::ptrdiff_t>(lane))...);
     }
   };
-  if constexpr (TileStarts)
-    lanes(tile_start(along_x(row_starts, x))...);
-  else
-    lanes(tile_aligned(along_x(row_starts, x))...);
+  for (std::size_t k = 0; k < strips; ++k, x += static_cast<std::ptrdiff_t>(vvl)) {
+    if constexpr (TileStarts)
+      lanes(tile_start(along_x(row_starts, x))...);
+    else
+      lanes(tile_aligned(along_x(row_starts, x))...);
+  }
 }
 
 template <typename A>
@@ -273,9 +277,11 @@ void run_block_on_cpu(Executor* executor, const ExecOptions& options, const Laun
     auto strips = [&](auto fixed_length, auto tile_starts) {
       constexpr std::size_t N = decltype(fixed_length)::value;
       constexpr bool on_tile_starts = decltype(tile_starts)::value;
-      for (; x + vvl <= x_end; x += vvl)
-        std::apply([&](const auto&... s) { run_strip<N, on_tile_starts>(kernel, vvl, static_cast<std::ptrdiff_t>(x), s...); },
-                   starts);
+      const std::size_t count = (x_end - x) / vvl;
+      std::apply(
+          [&](const auto&... s) { run_strips<N, on_tile_starts>(kernel, vvl, static_cast<std::ptrdiff_t>(x), count, s...); },
+          starts);
+      x += count * vvl;
     };
     if (vvl == natural && on_tiles)
       strips(std::integral_constant<std::size_t, natural>{}, std::true_type{});
