@@ -113,13 +113,14 @@ struct LayoutTraits<T, L> {
       const std::size_t paged = detail::round_up(n, page_sites);
       if (8 * (paged - aligned) <= aligned) return paged;
       // Rows of a page or more not worth paging keep their runs at least two lines past a whole
-      // number of pages (runs just short of one are always paged). Runs just past one (1026-site rows of 4-byte scalars: 32 bytes past) start
-      // near the same offset in their pages, so the runs a stencil reads at once (each
-      // component of three rows, and the output's) fall in the same few L1 sets: the FORCE flux
-      // on one thread ran at 0.80-0.90 of the SoA loop with 1026-site rows, 0.96-0.97 with the
-      // runs 128 bytes past. Whole-page runs have the same conflict (hand-written per-row SoA
-      // flux, 1000-site rows: 0.70 of block SoA) but stream faster, which the particle update
-      // needs more (0.86 of SoA with runs staggered by two lines, 0.99 with whole pages).
+      // number of pages (runs just short of one get paged). Runs just past one (1026-site rows
+      // of 4-byte scalars: 32 bytes past) start near the same offset in their pages, so the
+      // runs a stencil reads at once (each component of three rows, and the output's) fall in
+      // the same few L1 sets: the FORCE flux on one thread ran at 0.80-0.90 of the SoA loop
+      // with 1026-site rows, 0.96-0.97 with the runs 128 bytes past. Whole-page runs have the
+      // same conflict (hand-written per-row SoA flux, 1000-site rows: 0.70 of block SoA) but
+      // stream faster, which the particle update needs more (0.86 of SoA with runs staggered by
+      // two lines, 0.99 with whole pages).
       const std::size_t run_bytes = aligned * smallest_scalar;
       const std::size_t in_page = run_bytes % 4096;
       if (run_bytes >= 4096 && in_page < stagger_bytes)

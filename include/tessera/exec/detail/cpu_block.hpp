@@ -138,23 +138,24 @@ std::size_t tiled_reach(const A& a) {
     return 0;
 }
 
-/// A tile-start strip whose kernel may read `Reach` sites along x: a neighbour of an edge lane
-/// lies in the next tile, at an address that is not linear in the lane, and one such load keeps
-/// the whole strip scalar (FORCE flux in Tiled<16>: 0.11 of the SoA loop). So only the core
-/// lanes, whose neighbours stay in the tile, run here: the loop bounds give the compiler their
-/// range, in which the tile arithmetic folds away. run_lane_across_strips does the edge lanes.
+/// `tiles` consecutive tiles from `x`, for a kernel that may read `Reach` sites along x: a
+/// neighbour of an edge lane lies in the next tile, at an address that is not linear in the
+/// lane, and one such load kept the whole strip scalar (FORCE flux in Tiled<16>: 0.11 of the
+/// SoA loop). So only each tile's core lanes, whose neighbours stay in the tile, run here: the
+/// loop bounds give the compiler their range, in which the tile arithmetic folds away.
+/// run_lane_across_strips does the edge lanes.
 /// (A full-width strip with the edge lanes masked off vectorised only with 32-bit lane counters,
 /// and then some loads became gathers; it was no faster.)
 template <std::size_t N, std::size_t Reach, typename F, typename... S>
-[[gnu::flatten]] inline void run_tile_core(F& kernel, std::ptrdiff_t x, const S&... row_starts) {
+[[gnu::flatten]] inline void run_tile_cores(F& kernel, std::ptrdiff_t x, std::size_t tiles, const S&... row_starts) {
   auto lanes = [&](const auto&... b) {
     TESSERA_INDEPENDENT_LANES
     for (std::size_t lane = Reach; lane < N - Reach; ++lane) kernel(along_x(b, static_cast<std::ptrdiff_t>(lane))...);
   };
-  lanes(tile_start(along_x(row_starts, x))...);
+  for (std::size_t k = 0; k < tiles; ++k, x += static_cast<std::ptrdiff_t>(N)) lanes(tile_start(along_x(row_starts, x))...);
 }
 
-/// run_tile_core for a tile the row covers only part of: its lanes [lo, hi) that are core lanes.
+/// run_tile_cores for a tile the row covers only part of: its lanes [lo, hi) that are core lanes.
 template <std::size_t N, std::size_t Reach, typename F, typename... S>
 [[gnu::flatten]] inline void run_tile_core_part(F& kernel, std::ptrdiff_t x, std::size_t lo, std::size_t hi,
                                                 const S&... row_starts) {
@@ -168,7 +169,7 @@ template <std::size_t N, std::size_t Reach, typename F, typename... S>
 
 /// Lane `lane` of `strips` consecutive strips from the one at `x`, one strip per vector lane: in
 /// Tiled<V> layouts every address, neighbours included, is then linear in the strip (a stride of
-/// one tile), so the edge lanes that run_tile_core leaves out vectorise too.
+/// one tile), so the edge lanes that run_tile_cores leaves out vectorise too.
 template <typename F, typename... S>
 [[gnu::flatten]] inline void run_lane_across_strips(F& kernel, std::size_t strip_sites, std::size_t strips,
                                                     std::size_t lane, std::ptrdiff_t x, const S&... row_starts) {
@@ -202,9 +203,8 @@ void run_row_with_reach(F& kernel, One& one, const Starts& starts, std::size_t x
     x = end;
   }
   const std::size_t count = (x_end - x) / N;
-  for (std::size_t k = 0; k < count; ++k)
-    std::apply([&](const auto&... s) { run_tile_core<N, R>(kernel, static_cast<std::ptrdiff_t>(x + k * N), s...); },
-               starts);
+  std::apply([&](const auto&... s) { run_tile_cores<N, R>(kernel, static_cast<std::ptrdiff_t>(x), count, s...); },
+             starts);
   for (std::size_t lane = 0; lane < N; lane = lane + 1 == R ? N - R : lane + 1)
     std::apply([&](const auto&... s) { run_lane_across_strips(kernel, N, count, lane, static_cast<std::ptrdiff_t>(x), s...); },
                starts);
