@@ -58,28 +58,46 @@ constexpr std::size_t default_vvl() {
   return v == 0 ? 16 : v;
 }
 
+template <typename A>
+constexpr bool is_tiled_record_arg() {
+  if constexpr (is_tensor_block_arg<A>::value)
+    return is_tiled<typename A::layout>::value && !std::is_arithmetic_v<typename A::value_type>;
+  else
+    return false;
+}
+template <typename... A>
+constexpr bool any_tiled_records() {
+  return (is_tiled_record_arg<A>() || ...);
+}
+/// How far along x a kernel is expected to read from a site of a Tiled record argument: its x
+/// padding, past which a read at a block's edge is out of bounds. Only speed depends on it: a
+/// kernel that reads farther still gets the right values, from a core strip left scalar.
+template <typename A>
+std::size_t tiled_reach(const A& a) {
+  if constexpr (is_tiled_record_arg<A>())
+    return static_cast<std::size_t>(a.geometry.padding.coords[0]);
+  else
+    return 0;
+}
+
 /// Sites before the first x at which the first Tiled argument's tiles start (0 if none is tiled).
 template <typename A>
 std::size_t tile_head(const A& a) {
-  if constexpr (is_tensor_block_arg<A>::value) {
-    using T = typename A::value_type;
-    using L = typename A::layout;
-    if constexpr (is_tiled<L>::value && !std::is_arithmetic_v<T>) {
-      const std::size_t pad = static_cast<std::size_t>(a.geometry.padding.coords[0]);
-      return (L::width - pad % L::width) % L::width;
-    }
+  if constexpr (is_tiled_record_arg<A>()) {
+    constexpr std::size_t V = A::layout::width;
+    const std::size_t pad = static_cast<std::size_t>(a.geometry.padding.coords[0]);
+    return (V - pad % V) % V;
+  } else {
+    return static_cast<std::size_t>(-1);
   }
-  return static_cast<std::size_t>(-1);
 }
 /// Whether a strip starting `head` sites into the row, `vvl` long, starts on a tile of `a`.
 template <typename A>
 bool strips_on_tiles(const A& a, std::size_t head, std::size_t vvl) {
-  if constexpr (is_tensor_block_arg<A>::value) {
-    using L = typename A::layout;
-    if constexpr (is_tiled<L>::value && !std::is_arithmetic_v<typename A::value_type>)
-      return tile_head(a) == head && vvl % L::width == 0;
-  }
-  return true;
+  if constexpr (is_tiled_record_arg<A>())
+    return tile_head(a) == head && vvl % A::layout::width == 0;
+  else
+    return true;
 }
 
 template <typename... A>
@@ -114,28 +132,6 @@ template <std::size_t N, bool TileStarts, typename F, typename... S>
     else
       lanes(tile_aligned(along_x(row_starts, x))...);
   }
-}
-
-template <typename A>
-constexpr bool is_tiled_record_arg() {
-  if constexpr (is_tensor_block_arg<A>::value)
-    return is_tiled<typename A::layout>::value && !std::is_arithmetic_v<typename A::value_type>;
-  else
-    return false;
-}
-template <typename... A>
-constexpr bool any_tiled_records() {
-  return (is_tiled_record_arg<A>() || ...);
-}
-/// How far along x a kernel is expected to read from a site of a Tiled record argument: its x
-/// padding, past which a read at a block's edge is out of bounds. Only speed depends on it: a
-/// kernel that reads farther still gets the right values, from a core strip left scalar.
-template <typename A>
-std::size_t tiled_reach(const A& a) {
-  if constexpr (is_tiled_record_arg<A>())
-    return static_cast<std::size_t>(a.geometry.padding.coords[0]);
-  else
-    return 0;
 }
 
 /// `tiles` consecutive tiles from `x`, for a kernel that may read `Reach` sites along x: a
