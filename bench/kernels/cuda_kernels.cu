@@ -1,7 +1,10 @@
 // GPU side of SUITE=kernels (CUDA builds): SAXPY through for_each against cublasSaxpy, the
 // particle update in Strided against Contiguous, and the FORCE flux difference with the state
 // staged `in_shared` against reading it from global memory. Same interleaved rounds and checks
-// as the CPU rows; skipped with a printed reason when there is no GPU.
+// as the CPU rows; skipped with a printed reason when there is no GPU. The flux difference in
+// each layout is also timed against a hand-written CUDA kernel over separate arrays (the GPU
+// counterpart of the OpenMP baseline), up to 16k^2.
+#include "baselines.hpp"
 #include "euler.hpp"
 #include "kernels.hpp"
 #include "particle.hpp"
@@ -136,19 +139,7 @@ template <typename L>
 void flux_in_shared(Report& report, const Settings& s, Executor& ex, MemoryManager& memory, const char* layout_name) {
   using T = float;
   const std::size_t n = s.quick ? 1024 : 4096;
-  std::vector<Fluid<T>> dense(n * n);
-  std::vector<double> sn(n), cs(n);
-  for (std::size_t i = 0; i < n; ++i) {
-    const double a = 2.0 * std::numbers::pi * (static_cast<double>(i) + 0.5) / static_cast<double>(n);
-    sn[i] = std::sin(a);
-    cs[i] = std::cos(a);
-  }
-  for (std::size_t j = 0; j < n; ++j)
-    for (std::size_t i = 0; i < n; ++i) {
-      T rho, e, u, v;
-      initial_fluid(sn[i], cs[i], sn[j], cs[j], rho, e, u, v);
-      dense[j * n + i] = Fluid<T>(rho, e, {u, v});
-    }
+  const std::vector<Fluid<T>> dense = initial_state<T>(n);
   TensorOptions<2> o;
   o.with_padding(1);
   Tensor<Fluid<T>, 2, L> u(memory, Extent<2>{n, n}, TensorOptions<2>(o).named("state"));
@@ -178,6 +169,150 @@ void flux_in_shared(Report& report, const Settings& s, Executor& ex, MemoryManag
   }
 }
 
+/// The CUDA kernel an engineer would write for the flux difference: one (n+2)^2 array per
+/// component with a one-cell halo, one thread per cell, in for_each's default 64 x 4 blocks, so
+/// that only the addressing differs from tessera's.
+__global__ void flux_soa_hand_written(baseline::FluidSoA<float> in, baseline::FluidSoA<float> out, unsigned n,
+                                      float dtdx) {
+  const unsigned i = blockIdx.x * blockDim.x + threadIdx.x, j = blockIdx.y * blockDim.y + threadIdx.y;
+  if (i >= n || j >= n) return;
+  const float* __restrict__ rho = in.rho;
+  const float* __restrict__ e = in.e;
+  const float* __restrict__ u = in.u;
+  const float* __restrict__ v = in.v;
+  const std::ptrdiff_t w = static_cast<std::ptrdiff_t>(n) + 2;
+  const std::ptrdiff_t k = (static_cast<std::ptrdiff_t>(j) + 1) * w + i + 1;
+  auto at = [&](std::ptrdiff_t m) { return conserved(rho[m], e[m], u[m], v[m]); };
+  const Conserved<float> d = flux_difference(at(k), at(k - 1), at(k + 1), at(k - w), at(k + w), dtdx);
+  const std::size_t o = static_cast<std::size_t>(j) * n + i;
+  out.rho[o] = d.rho;
+  out.e[o] = d.e;
+  out.u[o] = d.mx;
+  out.v[o] = d.my;
+}
+
+/// The hand-written version's device arrays: the padded state (halo as ZeroGradient) and the
+/// n x n result, four components each.
+class HandWrittenFlux {
+ public:
+  HandWrittenFlux(const std::vector<Fluid<float>>& dense, std::size_t n) : n_(n) {
+    const std::size_t w = n + 2, cells = w * w;
+    if (cudaMalloc(&in_, 4 * cells * sizeof(float)) != cudaSuccess ||
+        cudaMalloc(&out_, 4 * n * n * sizeof(float)) != cudaSuccess) {
+      (void)cudaGetLastError();
+      return;
+    }
+    std::vector<float> host(4 * cells);
+    for (std::size_t j = 0; j < w; ++j)
+      for (std::size_t i = 0; i < w; ++i) {
+        const Fluid<float>& f = dense[zero_gradient_source(n, j) * n + zero_gradient_source(n, i)];
+        const std::size_t k = j * w + i;
+        host[k] = f.density();
+        host[cells + k] = f.energy();
+        host[2 * cells + k] = f.u();
+        host[3 * cells + k] = f.v();
+      }
+    ok_ = cudaMemcpy(in_, host.data(), host.size() * sizeof(float), cudaMemcpyHostToDevice) == cudaSuccess;
+    in_arrays_ = {in_, in_ + cells, in_ + 2 * cells, in_ + 3 * cells};
+    out_arrays_ = {out_, out_ + n * n, out_ + 2 * n * n, out_ + 3 * n * n};
+  }
+  ~HandWrittenFlux() {
+    cudaFree(in_);
+    cudaFree(out_);
+  }
+  HandWrittenFlux(const HandWrittenFlux&) = delete;
+  HandWrittenFlux& operator=(const HandWrittenFlux&) = delete;
+
+  bool ok() const { return ok_; }
+  void run(float dtdx) {
+    const dim3 block(64, 4), grid(static_cast<unsigned>((n_ + 63) / 64), static_cast<unsigned>((n_ + 3) / 4));
+    flux_soa_hand_written<<<grid, block>>>(in_arrays_, out_arrays_, static_cast<unsigned>(n_), dtdx);
+    cudaDeviceSynchronize();
+  }
+  /// Component m (density, energy, u, v) of cell k of the last result.
+  std::vector<float> result() const {
+    std::vector<float> host(4 * n_ * n_);
+    cudaMemcpy(host.data(), out_, host.size() * sizeof(float), cudaMemcpyDeviceToHost);
+    return host;
+  }
+
+ private:
+  std::size_t n_;
+  float* in_ = nullptr;
+  float* out_ = nullptr;
+  bool ok_ = false;
+  baseline::FluidSoA<float> in_arrays_{}, out_arrays_{};
+};
+
+template <typename L>
+void flux_vs_hand_written(Report& report, const Settings& s, Executor& ex, MemoryManager& memory,
+                          const std::vector<Fluid<float>>& dense, HandWrittenFlux& hand, std::size_t n,
+                          const char* layout_name) {
+  using T = float;
+  TensorOptions<2> o;
+  o.with_padding(1);
+  Tensor<Fluid<T>, 2, L> u(memory, Extent<2>{n, n}, TensorOptions<2>(o).named("state"));
+  Tensor<Fluid<T>, 2, L> out(memory, Extent<2>{n, n}, TensorOptions<2>(o).named("flux-difference"));
+  u.fill_from(dense.data());
+  u.load_boundary(ZeroGradient{});
+  const FluxDifference kernel;
+  const T dtdx = T(0.1);
+  const auto r = Interleaved::run(s.rounds, {{"tessera", [&] { for_each(ex, kernel, u, out, dtdx); }},
+                                             {"cuda-hand-soa", [&] { hand.run(dtdx); }}});
+  const double bytes = 2.0 * 4 * sizeof(T) * static_cast<double>(n * n);
+  const std::string name = "gpu-force-flux-" + std::to_string(n) + "^2-" + layout_name;
+  report_pair(report, name, r, "tessera", "cuda-hand-soa", bytes);
+  std::vector<Fluid<T>> got(n * n);
+  out.gather_to(got.data());
+  const std::vector<T> want = hand.result();
+  // The results are differences of O(1) fluxes, so nvcc contracting a multiply-add differently
+  // in the two kernels moves them by float rounding of O(1) terms, a few 1e-7 absolute: the
+  // bound is relative plus 2e-6 absolute. Reading a wrong neighbour changes a result by about
+  // its own size (differences across one cell of a state varying as 0.2 sin(2 pi x): up to
+  // 8e-5 at 16k^2), far above the bound at most cells.
+  for (std::size_t k = 0; k < got.size(); ++k) {
+    const T x[4] = {got[k].density(), got[k].energy(), got[k].u(), got[k].v()};
+    for (std::size_t m = 0; m < 4; ++m) {
+      const T y = want[m * n * n + k];
+      if (std::abs(x[m] - y) > T(1e-5) * std::max(std::abs(x[m]), std::abs(y)) + T(2e-6)) {
+        char values[96];
+        std::snprintf(values, sizeof values, ": tessera %.9g, hand-written CUDA %.9g", static_cast<double>(x[m]),
+                      static_cast<double>(y));
+        mismatch(name + ": cell " + std::to_string(k) + " component " + std::to_string(m) + values);
+        return;
+      }
+    }
+  }
+}
+
+/// The flux difference in each layout against the hand-written CUDA kernel, up to 16k^2
+/// (about 4.3 GB per field), where the GPU has room: two fields in tessera's device pool, two
+/// outside it for the hand-written arrays.
+void flux_layouts_vs_hand_written(Report& report, const Settings& s, Executor& ex, MemoryManager& memory,
+                                  const Device& gpu) {
+  const std::vector<std::size_t> sizes = s.quick ? std::vector<std::size_t>{1024} : std::vector<std::size_t>{4096, 16384};
+  for (std::size_t n : sizes) {
+    std::size_t free = 0, total = 0;
+    cudaMemGetInfo(&free, &total);
+    const double field = 16.0 * static_cast<double>((n + 2) * (n + 2));
+    const double pool_left = static_cast<double>(gpu.memory_capacity() - gpu.bytes_in_use());
+    if (2.2 * field > static_cast<double>(free) || 2.2 * field > pool_left) {
+      std::printf("gpu flux %zu^2 skipped: needs about %.1f GB in tessera's pool (%.1f GB left) and as much "
+                  "outside it (%.1f GB free)\n",
+                  n, 2.2 * field / 1e9, pool_left / 1e9, static_cast<double>(free) / 1e9);
+      continue;
+    }
+    const std::vector<Fluid<float>> dense = initial_state<float>(n);
+    HandWrittenFlux hand(dense, n);
+    if (!hand.ok()) {
+      std::printf("gpu flux %zu^2 skipped: cannot set up the hand-written kernel's arrays\n", n);
+      continue;
+    }
+    flux_vs_hand_written<Strided>(report, s, ex, memory, dense, hand, n, "strided");
+    flux_vs_hand_written<Contiguous>(report, s, ex, memory, dense, hand, n, "contiguous");
+  }
+}
+
 }  // namespace
 
 void run_cuda_kernels(Report& report, const Settings& s) {
@@ -194,6 +329,7 @@ void run_cuda_kernels(Report& report, const Settings& s) {
   particles_strided_vs_contiguous(report, s, ex, memory);
   flux_in_shared<Strided>(report, s, ex, memory, "strided");
   flux_in_shared<Contiguous>(report, s, ex, memory, "contiguous");
+  flux_layouts_vs_hand_written(report, s, ex, memory, devices.accelerator(0));
   memory.synchronize();
 }
 

@@ -7,7 +7,10 @@
 #include <tessera/core/host_device.hpp>
 #include <tessera/layout/record.hpp>
 
+#include <cmath>
 #include <cstddef>
+#include <numbers>
+#include <vector>
 
 namespace tessera::bench {
 
@@ -80,5 +83,28 @@ inline void initial_fluid(double sx, double cx, double sy, double cy, T& rho, T&
   const double p = 1.0 + 0.1 * (sx * cy + cx * sy);
   e = static_cast<T>(p / 0.4 + 0.5 * static_cast<double>(rho) * (static_cast<double>(u) * u + static_cast<double>(v) * v));
 }
+
+/// The benchmarks' n x n initial state (x fastest), as Tensor::fill_from takes it.
+template <typename T>
+std::vector<Fluid<T>> initial_state(std::size_t n) {
+  std::vector<double> s(n), c(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    const double a = 2.0 * std::numbers::pi * (static_cast<double>(i) + 0.5) / static_cast<double>(n);
+    s[i] = std::sin(a);
+    c[i] = std::cos(a);
+  }
+  std::vector<Fluid<T>> dense(n * n);
+  for (std::size_t j = 0; j < n; ++j)
+    for (std::size_t i = 0; i < n; ++i) {
+      T rho, e, u, v;
+      initial_fluid(s[i], c[i], s[j], c[j], rho, e, u, v);
+      dense[j * n + i] = Fluid<T>(rho, e, {u, v});
+    }
+  return dense;
+}
+
+/// For row or column k of an (n+2)-wide array with a one-cell halo, the interior row or column
+/// whose values it holds under ZeroGradient (the nearest one; the halo copies its neighbour).
+inline std::size_t zero_gradient_source(std::size_t n, std::size_t k) { return k == 0 ? 0 : (k > n ? n - 1 : k - 1); }
 
 }  // namespace tessera::bench

@@ -32,7 +32,7 @@ struct FluxBaselines {
   std::vector<T> soa_in_data, soa_out_data;
   baseline::FluidSoA<T> soa_in{}, soa_out{};
 
-  explicit FluxBaselines(std::size_t n_) : n(n_), dense(n * n), aos_in((n + 2) * (n + 2)), aos_out(n * n) {
+  explicit FluxBaselines(std::size_t n_) : n(n_), dense(initial_state<T>(n)), aos_in((n + 2) * (n + 2)), aos_out(n * n) {
     const std::size_t w = n + 2, cells = w * w;
     soa_in_data.resize(4 * cells);
     soa_out_data.resize(4 * n * n);
@@ -40,23 +40,10 @@ struct FluxBaselines {
     soa_in = {p, p + cells, p + 2 * cells, p + 3 * cells};
     T* q = soa_out_data.data();
     soa_out = {q, q + n * n, q + 2 * n * n, q + 3 * n * n};
-    std::vector<double> s(n), c(n);
-    for (std::size_t i = 0; i < n; ++i) {
-      const double a = 2.0 * std::numbers::pi * (static_cast<double>(i) + 0.5) / static_cast<double>(n);
-      s[i] = std::sin(a);
-      c[i] = std::cos(a);
-    }
-    for (std::size_t j = 0; j < n; ++j)
-      for (std::size_t i = 0; i < n; ++i) {
-        T rho, e, u, v;
-        initial_fluid(s[i], c[i], s[j], c[j], rho, e, u, v);
-        dense[j * n + i] = Fluid<T>(rho, e, {u, v});
-      }
-    // Halo: the nearest interior cell (ZeroGradient); corners are never read by the stencil.
-    auto clamp = [&](std::size_t k) { return k == 0 ? 0 : (k > n ? n - 1 : k - 1); };
+    // Corners are never read by the stencil.
     for (std::size_t j = 0; j < w; ++j)
       for (std::size_t i = 0; i < w; ++i) {
-        const Fluid<T>& f = dense[clamp(j) * n + clamp(i)];
+        const Fluid<T>& f = dense[zero_gradient_source(n, j) * n + zero_gradient_source(n, i)];
         const std::size_t k = j * w + i;
         aos_in[k] = {f.density(), f.energy(), f.u(), f.v()};
         soa_in.rho[k] = f.density(), soa_in.e[k] = f.energy(), soa_in.u[k] = f.u(), soa_in.v[k] = f.v();

@@ -209,10 +209,11 @@ void TaskRuntimeImpl::copy_on_device(TaskState* t, std::size_t space, CopyDirect
   Device& d = memory->device(space);
   Stream& s = d.copy_stream(direction);
   void* replica = o.buffer.prepare(space, s, mode);
+  bool staged = false;
   try {
     if (direction == CopyDirection::device_to_host)
       d.copy_async(user, replica, o.buffer.bytes(), direction, s);
-    else
+    else if (!(staged = d.copy_to_device_staged(replica, user, o.buffer.bytes(), s)))
       d.copy_async(replica, user, o.buffer.bytes(), direction, s);
   } catch (...) {
     o.buffer.finish(space, s, mode);
@@ -221,6 +222,13 @@ void TaskRuntimeImpl::copy_on_device(TaskState* t, std::size_t space, CopyDirect
   o.buffer.finish(space, s, mode);
   t->space = space;
   t->device = &d;
+  if (staged) {
+    // The user's memory is read already, and whatever uses the object next waits for the copy
+    // on the device (the Buffer orders it): done now, with no host callback between the copy
+    // and a GPU task that follows.
+    complete(t, nullptr);
+    return;
+  }
   s.then([this, t] { complete(t, nullptr); });
 }
 

@@ -97,6 +97,43 @@ TEST(CudaDeviceMemory, CopiesMoveRealBytesInEveryDirection) {
   d.deallocate_pinned_host(out, bytes);
 }
 
+// From pageable memory the copy goes through the pinned pool: the source is reusable once the
+// call returns. A pinned source, an empty copy, and a copy larger than the pool are left to
+// copy_async (false); a backwards copy is an error.
+TEST(CudaDeviceMemory, StagedCopyFromPageableMemoryFreesTheSourceAtOnce) {
+  SKIP_WITHOUT_GPU();
+  auto set = DeviceSet::cuda(tessera_test::small_cuda_options());  // 8 MiB pinned pool
+  Device& d = set.accelerator(0);
+  Stream& h2d = d.copy_stream(CopyDirection::host_to_device);
+  Stream& d2h = d.copy_stream(CopyDirection::device_to_host);
+  constexpr std::size_t n = (3 << 20) / sizeof(int);  // three staging pieces
+  constexpr std::size_t bytes = n * sizeof(int);
+  void* a = d.allocate(bytes);
+  for (int round = 0; round < 4; ++round) {  // the blocks come back to the pool between rounds
+    std::vector<int> in(n);
+    std::iota(in.begin(), in.end(), round * 1000);
+    ASSERT_TRUE(d.copy_to_device_staged(a, in.data(), bytes, h2d)) << "round " << round;
+    std::fill(in.begin(), in.end(), -1);
+    d2h.wait(h2d.record());
+    std::vector<int> out(n, 0);
+    d.copy_async(out.data(), a, bytes, CopyDirection::device_to_host, d2h);
+    d2h.synchronize();
+    for (std::size_t i = 0; i < n; ++i) ASSERT_EQ(out[i], static_cast<int>(round * 1000 + i)) << "element " << i;
+  }
+  auto* pinned = static_cast<int*>(d.try_allocate_pinned_host(1024));
+  ASSERT_NE(pinned, nullptr);
+  EXPECT_FALSE(d.copy_to_device_staged(a, pinned, 1024, h2d));
+  d.deallocate_pinned_host(pinned, 1024);
+  std::vector<char> big(9 << 20);
+  void* b = d.allocate(big.size());
+  EXPECT_FALSE(d.copy_to_device_staged(b, big.data(), big.size(), h2d));  // over the 8 MiB pool
+  EXPECT_FALSE(d.copy_to_device_staged(a, big.data(), 0, h2d));
+  EXPECT_THROW(d.copy_to_device_staged(big.data(), a, 64, h2d), Error);
+  h2d.synchronize();
+  d.deallocate(a, bytes);
+  d.deallocate(b, big.size());
+}
+
 TEST(CudaDeviceMemory, PeerCopyBetweenTwoGpus) {
   std::string why;
   const int count = tessera_test::gpu_count(why);

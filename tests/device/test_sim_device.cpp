@@ -8,6 +8,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <algorithm>
 #include <cstring>
 #include <numeric>
 #include <random>
@@ -75,6 +76,34 @@ TEST(SimDevice, CopiesMoveBytesBetweenSeparateMemories) {
   a.deallocate(pa, n * 4);
   b.deallocate(pb, n * 4);
   EXPECT_EQ(a.bytes_in_use(), 0u);
+}
+
+// A staged copy reads the source before it returns (it may be reused at once) and writes the
+// device in stream order: work queued before it on the stream still sees the old bytes.
+TEST(SimDevice, StagedCopyReadsTheSourceAtOnceAndWritesInStreamOrder) {
+  auto devices = DeviceSet::select("sim:1:8MiB");
+  Device& d = devices.accelerator(0);
+  Stream& h2d = d.copy_stream(CopyDirection::host_to_device);
+  const std::size_t n = 4096;
+  auto* p = static_cast<int*>(d.allocate(n * sizeof(int)));
+  std::fill_n(p, n, 5);
+  std::atomic<bool> go{false};
+  int seen_before = -1;
+  h2d.enqueue_host([&] {
+    while (!go.load()) std::this_thread::yield();
+    seen_before = p[n - 1];
+  });
+  std::vector<int> in(n);
+  std::iota(in.begin(), in.end(), 100);
+  ASSERT_TRUE(d.copy_to_device_staged(p, in.data(), n * sizeof(int), h2d));
+  std::fill(in.begin(), in.end(), -1);  // reused at once
+  go = true;
+  h2d.synchronize();
+  EXPECT_EQ(seen_before, 5);
+  for (std::size_t i = 0; i < n; ++i) ASSERT_EQ(p[i], static_cast<int>(100 + i)) << "element " << i;
+  EXPECT_FALSE(d.copy_to_device_staged(p, in.data(), 0, h2d));  // nothing to stage
+  EXPECT_THROW(d.copy_to_device_staged(in.data(), p, 64, h2d), Error);  // backwards
+  d.deallocate(p, n * sizeof(int));
 }
 
 TEST(SimDevice, WrongDirectionAndForeignStreamAreErrors) {

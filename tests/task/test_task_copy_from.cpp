@@ -8,6 +8,7 @@
 #include <tessera/task/task.hpp>
 
 #include <atomic>
+#include <memory>
 #include <numeric>
 #include <thread>
 #include <vector>
@@ -120,6 +121,34 @@ TEST(CopyFromAccelerator, GoesWhereTheObjectAlreadyIs) {
   EXPECT_TRUE(x.buffer().valid_rows(3).contains(x.buffer().all()));
   EXPECT_FALSE(x.buffer().valid_rows(1).overlaps(x.buffer().all()));
   EXPECT_FALSE(x.buffer().valid_rows(2).overlaps(x.buffer().all()));
+}
+
+// To an accelerator the source is read into staging before the handle is done, and the device
+// copy follows in stream order: the handle does not wait for a copy modelled to take 2 s, the
+// source may then be overwritten and freed (ASan would see a late read), and a task that
+// follows still sees the copied values because it waits for the copy on the device.
+TEST(CopyFromAccelerator, TheSourceIsFreeOnceTheHandleIsDone) {
+  SimOptions slow;
+  slow.memory_bytes = std::size_t{64} << 20;
+  slow.copy_latency = std::chrono::seconds(2);
+  auto devices = DeviceSet::simulated(1, slow);
+  TaskRuntime rt(devices);
+  HeteroObject<int> x(rt, 1000, "x");
+  auto in = std::make_unique<std::vector<int>>(1000);
+  std::iota(in->begin(), in->end(), 7);
+  TaskHandle copied = x.copy_from(in->data(), TaskKind::gpu);
+  // 1.5 s: well under the modelled copy, well over any scheduling delay on a loaded CI machine.
+  EXPECT_TRUE(copied.wait_for(std::chrono::milliseconds(1500))) << "copy_from waited for the device copy";
+  task_test::finish(copied);
+  std::fill(in->begin(), in->end(), -1);
+  in.reset();
+  task_test::finish(rt.submit(native_task("inc", TaskKind::gpu, [](const TaskContext&, int* p) {
+    for (int i = 0; i < 1000; ++i) p[i] += 1;
+  }, tessera::read_write(x))));
+  std::vector<int> out(1000), want(1000);
+  std::iota(want.begin(), want.end(), 8);
+  task_test::finish(x.copy_to(out.data()));
+  EXPECT_EQ(out, want);
 }
 
 TEST(CopyFromDocs, InputsStraightToADevice) {

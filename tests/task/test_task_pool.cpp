@@ -92,8 +92,12 @@ TEST(TaskPool, TasksOfALongRunReuseBlocks) {
   const std::size_t after_first = TaskPool::blocks_created();
   run();
   // Completed tasks leave their objects' lists and go back to the pool: the second run of
-  // 6400 tasks needs at most a few batches more (blocks may sit in the workers' caches).
-  EXPECT_LE(TaskPool::blocks_created() - after_first, 4 * TaskPool::batch);
+  // 6400 tasks needs at most a few batches more. A thread that only frees keeps up to two
+  // batches before passing one on, so each worker may hold that many (on a 16-core machine a
+  // fixed 4 batches failed once: the blocks sat in the caches of workers that had been idle).
+  const std::size_t workers = rt.executor().num_workers();
+  EXPECT_LE(TaskPool::blocks_created() - after_first, (2 * workers + 4) * TaskPool::batch);
+  EXPECT_LT(TaskPool::blocks_created() - after_first, 6400u) << "the second run did not reuse blocks";
   const double* v = xs[0].request(tessera::Access::read).get();
   EXPECT_EQ(*v, 200.0);
   xs[0].release();

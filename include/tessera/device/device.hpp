@@ -66,6 +66,21 @@ public:
   virtual void copy_async(void* dst, const void* src, std::size_t bytes, CopyDirection direction,
                           Stream& stream) = 0;
 
+  /// As copy_async from host memory `src` to this device's `dst`, but returns true only once
+  /// `src` may be reused: the bytes went through a staging block of this device (CUDA: its
+  /// pinned pool), so the copy neither waits for `stream` nor runs at pageable speed. Returns
+  /// false, having copied nothing, where staging would not help or cannot be had (host and sim
+  /// devices, a source that is pinned already, a full pool): then use copy_async and keep `src`
+  /// until `stream` has passed the copy.
+  ///
+  ///   if (!gpu.copy_to_device_staged(d, user, bytes, s)) {
+  ///     gpu.copy_async(d, user, bytes, tessera::CopyDirection::host_to_device, s);
+  ///     s.synchronize();  // or keep `user` alive until then some other way
+  ///   }
+  virtual bool copy_to_device_staged(void* /*dst*/, const void* /*src*/, std::size_t /*bytes*/, Stream& /*stream*/) {
+    return false;
+  }
+
   /// Waits until every stream of the device has run everything enqueued so far.
   void synchronize();
 

@@ -85,12 +85,16 @@ CudaDevice::CudaDevice(int ordinal, const CudaOptions& options)
   }
 
   events_ = CudaEventPool::create(ordinal, name(), initial_events);
+  if (pinned_pool_) staging_ = std::make_unique<PinnedStaging>(*pinned_pool_, events_, name());
   create_streams(options.compute_streams, [this](StreamRole role, std::string stream_name) {
     return std::make_unique<CudaStream>(this, role, std::move(stream_name), events_);
   });
 }
 
-CudaDevice::~CudaDevice() { destroy_streams(); }
+CudaDevice::~CudaDevice() {
+  destroy_streams();
+  staging_.reset();  // its blocks' copies are done now, and its pool is still there
+}
 
 void* CudaDevice::allocate(std::size_t bytes) { return pool_->allocate(bytes); }
 void* CudaDevice::try_allocate(std::size_t bytes) { return pool_->try_allocate(bytes); }
@@ -105,6 +109,20 @@ void CudaDevice::deallocate_pinned_host(void* p, std::size_t bytes) {
   if (!pinned_pool_)
     throw Error("device " + name() + " has no pinned host pool, so it cannot take back " + format_bytes(bytes));
   pinned_pool_->deallocate(p, bytes);
+}
+
+bool CudaDevice::copy_to_device_staged(void* dst, const void* src, std::size_t bytes, Stream& stream) {
+  check_copy(owns(dst), owns(src), bytes, CopyDirection::host_to_device, stream);
+  if (bytes == 0 || !staging_) return false;
+  CudaDeviceScope scope(ordinal());
+  cudaPointerAttributes attributes{};
+  if (cudaPointerGetAttributes(&attributes, src) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return false;
+  }
+  // Pinned (or managed) memory is copied asynchronously as it is: a staging memcpy would only cost.
+  if (attributes.type != cudaMemoryTypeUnregistered) return false;
+  return staging_->copy(dst, src, bytes, static_cast<CudaStream&>(stream).cuda_stream());
 }
 
 bool CudaDevice::owns(const void* p) const noexcept {

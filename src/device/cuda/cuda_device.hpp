@@ -5,6 +5,7 @@
 // to other GPUs.
 
 #include "cuda_event_pool.hpp"
+#include "cuda_staging.hpp"
 
 #include <tessera/device/device.hpp>
 #include <tessera/device/device_set.hpp>
@@ -30,6 +31,7 @@ class CudaDevice final : public Device {
   void* try_allocate_pinned_host(std::size_t bytes) override;
   void deallocate_pinned_host(void* p, std::size_t bytes) override;
   void copy_async(void* dst, const void* src, std::size_t bytes, CopyDirection direction, Stream& stream) override;
+  bool copy_to_device_staged(void* dst, const void* src, std::size_t bytes, Stream& stream) override;
   void make_current() override;
 
   /// Whether `p` points into this device's pool.
@@ -66,6 +68,7 @@ class CudaDevice final : public Device {
   std::unique_ptr<PoolAllocator> pool_;
   std::unique_ptr<PoolAllocator> pinned_pool_;
   std::shared_ptr<CudaEventPool> events_;
+  std::unique_ptr<PinnedStaging> staging_;  // over pinned_pool_, when there is one
 };
 
 }  // namespace tessera::detail

@@ -71,4 +71,14 @@ void SimDevice::copy_async(void* dst, const void* src, std::size_t bytes, CopyDi
   }, std::move(label));
 }
 
+bool SimDevice::copy_to_device_staged(void* dst, const void* src, std::size_t bytes, Stream& stream) {
+  check_copy(owns(dst), owns(src), bytes, CopyDirection::host_to_device, stream);
+  if (bytes == 0) return false;
+  std::shared_ptr<std::byte[]> staging(new std::byte[bytes]);
+  std::memcpy(staging.get(), src, bytes);
+  copy_async(dst, staging.get(), bytes, CopyDirection::host_to_device, stream);
+  stream.retain(std::move(staging));
+  return true;
+}
+
 }  // namespace tessera::detail

@@ -27,6 +27,9 @@ public:
   std::size_t memory_capacity() const noexcept override { return pool_->capacity(); }
   std::size_t bytes_in_use() const noexcept override { return pool_->bytes_in_use(); }
   void copy_async(void* dst, const void* src, std::size_t bytes, CopyDirection direction, Stream& stream) override;
+  /// Stages in ordinary host memory, as a GPU stages in its pinned pool: the source is read at
+  /// once and the device copy runs in stream order, so code above behaves as on a GPU.
+  bool copy_to_device_staged(void* dst, const void* src, std::size_t bytes, Stream& stream) override;
 
   /// Whether `p` points into this device's memory.
   bool owns(const void* p) const noexcept;

@@ -25,6 +25,9 @@
 
 #if defined(__clang__)
 #define TESSERA_INDEPENDENT_LANES _Pragma("clang loop vectorize(assume_safety)")
+#elif defined(__CUDACC__)
+// nvcc's front end does not know GCC's unroll pragma; CPU strips in .cu files lose only that.
+#define TESSERA_INDEPENDENT_LANES _Pragma("GCC ivdep")
 #elif defined(__GNUC__)
 #define TESSERA_INDEPENDENT_LANES _Pragma("GCC ivdep") _Pragma("GCC unroll 1")
 #else
