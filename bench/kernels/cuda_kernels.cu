@@ -266,7 +266,7 @@ void flux_vs_hand_written(Report& report, const Settings& s, Executor& ex, Memor
   out.gather_to(got.data());
   const std::vector<T> want = hand.result();
   // The results are differences of O(1) fluxes, so nvcc contracting a multiply-add differently
-  // in the two kernels moves them by float rounding of O(1) terms, a few 1e-7 absolute: the
+  // in the two kernels moves them by float rounding of O(1) terms (under 1e-6 seen): the
   // bound is relative plus 2e-6 absolute. Reading a wrong neighbour changes a result by about
   // its own size (differences across one cell of a state varying as 0.2 sin(2 pi x): up to
   // 8e-5 at 16k^2), far above the bound at most cells.

@@ -106,6 +106,23 @@ TEST(SimDevice, StagedCopyReadsTheSourceAtOnceAndWritesInStreamOrder) {
   d.deallocate(p, n * sizeof(int));
 }
 
+TEST(SimDevice, StagedCopyDocsExample) {
+  auto devices = DeviceSet::select("sim:1:8MiB");
+  tessera::Device& gpu = devices.accelerator(0);
+  const std::size_t n = 1000;
+  std::vector<float> in(n, 2.5f);
+  const float* host_x = in.data();
+  auto* x = static_cast<float*>(gpu.allocate(n * sizeof(float)));
+  tessera::Stream& h2d = gpu.copy_stream(tessera::CopyDirection::host_to_device);
+  // DOC devices-staged-copy begin
+  if (!gpu.copy_to_device_staged(x, host_x, n * sizeof(float), h2d))
+    gpu.copy_async(x, host_x, n * sizeof(float), tessera::CopyDirection::host_to_device, h2d);
+  // DOC devices-staged-copy end
+  h2d.synchronize();
+  EXPECT_TRUE(std::all_of(x, x + n, [](float v) { return v == 2.5f; }));
+  gpu.deallocate(x, n * sizeof(float));
+}
+
 TEST(SimDevice, WrongDirectionAndForeignStreamAreErrors) {
   auto devices = DeviceSet::select("sim:2:8MiB");
   Device& a = devices.accelerator(0);
