@@ -135,16 +135,22 @@ void particles_strided_vs_contiguous(Report& report, const Settings& s, Executor
     }
 }
 
+/// An n x n fluid field with the one-cell padding the flux stencil reads.
+template <typename L>
+Tensor<Fluid<float>, 2, L> flux_field(MemoryManager& memory, std::size_t n, const char* name) {
+  TensorOptions<2> o;
+  o.with_padding(1);
+  return Tensor<Fluid<float>, 2, L>(memory, Extent<2>{n, n}, o.named(name));
+}
+
 template <typename L>
 void flux_in_shared(Report& report, const Settings& s, Executor& ex, MemoryManager& memory, const char* layout_name) {
   using T = float;
   const std::size_t n = s.quick ? 1024 : 4096;
   const std::vector<Fluid<T>> dense = initial_state<T>(n);
-  TensorOptions<2> o;
-  o.with_padding(1);
-  Tensor<Fluid<T>, 2, L> u(memory, Extent<2>{n, n}, TensorOptions<2>(o).named("state"));
-  Tensor<Fluid<T>, 2, L> shared_out(memory, Extent<2>{n, n}, TensorOptions<2>(o).named("flux-shared"));
-  Tensor<Fluid<T>, 2, L> global_out(memory, Extent<2>{n, n}, TensorOptions<2>(o).named("flux-global"));
+  auto u = flux_field<L>(memory, n, "state");
+  auto shared_out = flux_field<L>(memory, n, "flux-shared");
+  auto global_out = flux_field<L>(memory, n, "flux-global");
   u.fill_from(dense.data());
   u.load_boundary(ZeroGradient{});
   const FluxDifference kernel;
@@ -249,10 +255,8 @@ void flux_vs_hand_written(Report& report, const Settings& s, Executor& ex, Memor
                           const std::vector<Fluid<float>>& dense, HandWrittenFlux& hand, std::size_t n,
                           const char* layout_name) {
   using T = float;
-  TensorOptions<2> o;
-  o.with_padding(1);
-  Tensor<Fluid<T>, 2, L> u(memory, Extent<2>{n, n}, TensorOptions<2>(o).named("state"));
-  Tensor<Fluid<T>, 2, L> out(memory, Extent<2>{n, n}, TensorOptions<2>(o).named("flux-difference"));
+  auto u = flux_field<L>(memory, n, "state");
+  auto out = flux_field<L>(memory, n, "flux-difference");
   u.fill_from(dense.data());
   u.load_boundary(ZeroGradient{});
   const FluxDifference kernel;
