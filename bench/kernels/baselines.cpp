@@ -75,6 +75,22 @@ void particles_soa(const ParticlesSoA<T>& p, std::size_t n, T dt) {
   }
 }
 
+template <typename T, std::size_t V>
+void particles_aosoa(T* tiles, std::size_t n, T dt) {
+  const std::size_t count = n / V;
+#pragma omp parallel for schedule(static)
+  for (std::size_t t = 0; t < count; ++t) {
+    T* __restrict p = tiles + t * 6 * V;
+    const T* __restrict v = p + 3 * V;
+#pragma omp simd
+    for (std::size_t l = 0; l < V; ++l) {
+      p[l] += v[l] * dt;
+      p[V + l] += v[V + l] * dt;
+      p[2 * V + l] += v[2 * V + l] * dt;
+    }
+  }
+}
+
 template <typename T>
 void flux_aos(const FluidAoS<T>* in, FluidAoS<T>* out, std::size_t n, T dtdx) {
   const std::size_t w = n + 2;
@@ -124,6 +140,10 @@ template void particles_aos<float>(ParticleAoS<float>*, std::size_t, float);
 template void particles_aos<double>(ParticleAoS<double>*, std::size_t, double);
 template void particles_soa<float>(const ParticlesSoA<float>&, std::size_t, float);
 template void particles_soa<double>(const ParticlesSoA<double>&, std::size_t, double);
+template void particles_aosoa<float, 8>(float*, std::size_t, float);
+template void particles_aosoa<float, 16>(float*, std::size_t, float);
+template void particles_aosoa<double, 8>(double*, std::size_t, double);
+template void particles_aosoa<double, 16>(double*, std::size_t, double);
 template void flux_aos<float>(const FluidAoS<float>*, FluidAoS<float>*, std::size_t, float);
 template void flux_aos<double>(const FluidAoS<double>*, FluidAoS<double>*, std::size_t, double);
 template void flux_soa<float>(const FluidSoA<float>&, const FluidSoA<float>&, std::size_t, float);

@@ -27,6 +27,10 @@ template <typename T>
 void particles_aos(ParticleAoS<T>* p, std::size_t n, T dt);
 template <typename T>
 void particles_soa(const ParticlesSoA<T>& p, std::size_t n, T dt);
+/// AoSoA, as Tiled<V> stores a row: tiles of V particles, each tile px[V] py[V] pz[V] vx[V]
+/// vy[V] vz[V]; `n` is a multiple of V.
+template <typename T, std::size_t V>
+void particles_aosoa(T* tiles, std::size_t n, T dt);
 
 /// One cell of the AoS fluid arrays.
 template <typename T>

@@ -1,7 +1,8 @@
 // Particle update x += v * dt over 10^7 particles (a 1000 x 100 x 100 tensor) in float and
 // double: tessera's Contiguous (AoS), Strided (SoA) and Tiled<8>/<16> (AoSoA) layouts against
-// hand-written AoS and SoA OpenMP loops, all three timed in the same interleaved rounds. Values
-// are dyadic and dt = 0.5, so after equally many calls every variant must agree exactly.
+// hand-written AoS and SoA OpenMP loops, and Tiled<V> also against a hand-written AoSoA loop of
+// the same V, all timed in the same interleaved rounds. Values are dyadic and dt = 0.5, so
+// after equally many calls every variant must agree exactly.
 #include "baselines.hpp"
 #include "kernels.hpp"
 #include "particle.hpp"
@@ -11,6 +12,9 @@
 #include <tessera/memory/memory_manager.hpp>
 #include <tessera/tensor/tensor.hpp>
 
+#include <functional>
+#include <string>
+#include <utility>
 #include <vector>
 
 namespace tessera::bench {
@@ -40,6 +44,15 @@ struct Baselines {
   }
 };
 
+/// V for Tiled<V>, 0 for the other layouts.
+template <typename L>
+constexpr std::size_t tile_width() {
+  if constexpr (is_tiled<L>::value)
+    return L::width;
+  else
+    return 0;
+}
+
 template <typename T, typename L>
 void run_layout(Report& report, const Settings& s, TriadCeiling& triad, Executor& ex, MemoryManager& memory,
                 const Extent<3>& size, const char* layout_name) {
@@ -52,12 +65,25 @@ void run_layout(Report& report, const Settings& s, TriadCeiling& triad, Executor
     t.fill_from(dense.data());
   }
   Baselines<T> base(n);
-
-  const auto r = Interleaved::run(
-      s.rounds, {{"tessera", [&] { for_each(ex, [](auto p, T h) { p->update(h); }, t, dt); }},
-                 {"openmp-aos", [&] { baseline::particles_aos(base.aos.data(), n, dt); }},
-                 {"openmp-soa", [&] { baseline::particles_soa(base.soa, n, dt); }},
-                 {"stream-triad", [&] { triad.run(); }}});
+  std::vector<std::pair<std::string, std::function<void()>>> variants = {
+      {"tessera", [&] { for_each(ex, [](auto p, T h) { p->update(h); }, t, dt); }},
+      {"openmp-aos", [&] { baseline::particles_aos(base.aos.data(), n, dt); }},
+      {"openmp-soa", [&] { baseline::particles_soa(base.soa, n, dt); }},
+      {"stream-triad", [&] { triad.run(); }}};
+  // Tiled<V> against the same layout written by hand: what the layout costs here, apart from tessera.
+  constexpr std::size_t V = tile_width<L>();
+  std::vector<T> aosoa;
+  if constexpr (V > 0) {
+    aosoa.resize(6 * n);
+    for (std::size_t k = 0; k < n; ++k) {
+      T* tile = aosoa.data() + (k / V) * 6 * V + k % V;
+      const auto& a = base.aos[k];
+      const T values[6] = {a.px, a.py, a.pz, a.vx, a.vy, a.vz};
+      for (std::size_t c = 0; c < 6; ++c) tile[c * V] = values[c];
+    }
+    variants.push_back({"openmp-aosoa", [&] { baseline::particles_aosoa<T, V>(aosoa.data(), n, dt); }});
+  }
+  const auto r = Interleaved::run(s.rounds, std::move(variants));
   // Useful traffic: read position and velocity, write position.
   const double bytes = 9.0 * sizeof(T) * static_cast<double>(n);
   const std::string name = std::string("particles-") + type_name<T>() + "-" + std::to_string(n);
@@ -66,6 +92,7 @@ void run_layout(Report& report, const Settings& s, TriadCeiling& triad, Executor
   renamed.names[renamed.index("tessera")] = variant;
   report_pair(report, name, renamed, variant, "openmp-aos", bytes);
   report_pair(report, name, renamed, variant, "openmp-soa", bytes);
+  if constexpr (V > 0) report_pair(report, name, renamed, variant, "openmp-aosoa", bytes);
   report_vs_stream(report, name, renamed, variant, bytes, triad.bytes());
   report_vs_stream(report, name + "/" + layout_name, renamed, "openmp-aos", bytes, triad.bytes());
   report_vs_stream(report, name + "/" + layout_name, renamed, "openmp-soa", bytes, triad.bytes());
@@ -79,7 +106,9 @@ void run_layout(Report& report, const Settings& s, TriadCeiling& triad, Executor
     const bool same_aos =
         x[0] == a.px && x[1] == a.py && x[2] == a.pz && v[0] == a.vx && v[1] == a.vy && v[2] == a.vz;
     const bool same_soa = base.soa.px[k] == a.px && base.soa.py[k] == a.py && base.soa.pz[k] == a.pz;
-    if (!same_aos || !same_soa) {
+    bool same_aosoa = true;
+    if constexpr (V > 0) same_aosoa = aosoa[(k / V) * 6 * V + k % V] == a.px;
+    if (!same_aos || !same_soa || !same_aosoa) {
       mismatch(name + " " + variant + ": particle " + std::to_string(k) + " differs from the OpenMP loops' (x " +
                std::to_string(got[k].position()[0]) + " vs " + std::to_string(a.px) + ")");
       break;
