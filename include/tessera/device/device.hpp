@@ -68,10 +68,11 @@ public:
 
   /// As copy_async from host memory `src` to this device's `dst`, but returns true only once
   /// `src` may be reused: the bytes went through a staging block of this device (CUDA: its
-  /// pinned pool), so the copy neither waits for `stream` nor runs at pageable speed. Returns
-  /// false, having copied nothing, where staging would not help or cannot be had (host and sim
-  /// devices, a source that is pinned already, a full pool): then use copy_async and keep `src`
-  /// until `stream` has passed the copy.
+  /// pinned pool, so the copy neither waits for `stream` nor runs at pageable speed; sim:
+  /// ordinary memory). Returns false, having copied nothing, where staging would not help or
+  /// cannot be had (the host device, an empty copy, a GPU given a source that is pinned already
+  /// or whose pinned pool is full): then use copy_async and keep `src` until `stream` has
+  /// passed the copy.
   ///
   ///   if (!gpu.copy_to_device_staged(d, user, bytes, s)) {
   ///     gpu.copy_async(d, user, bytes, tessera::CopyDirection::host_to_device, s);

@@ -11,8 +11,8 @@ namespace tessera::detail {
 
 namespace {
 
-// Small enough that the DMA of the first piece starts early, large enough that the ~3 us each
-// cudaMemcpyAsync costs stays under a tenth of the piece's memcpy.
+// Small enough that the DMA of the first piece starts early, large enough that a call to
+// cudaMemcpyAsync (microseconds) stays small beside the piece's memcpy (tens of microseconds).
 constexpr std::size_t staging_piece = std::size_t{1} << 20;
 
 }  // namespace
