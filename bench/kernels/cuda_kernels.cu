@@ -143,16 +143,23 @@ Tensor<Fluid<float>, 2, L> flux_field(MemoryManager& memory, std::size_t n, cons
   return Tensor<Fluid<float>, 2, L>(memory, Extent<2>{n, n}, o.named(name));
 }
 
+/// The initial state in such a field, its padding loaded as ZeroGradient.
+template <typename L>
+Tensor<Fluid<float>, 2, L> flux_state(MemoryManager& memory, const std::vector<Fluid<float>>& dense, std::size_t n) {
+  auto u = flux_field<L>(memory, n, "state");
+  u.fill_from(dense.data());
+  u.load_boundary(ZeroGradient{});
+  return u;
+}
+
 template <typename L>
 void flux_in_shared(Report& report, const Settings& s, Executor& ex, MemoryManager& memory, const char* layout_name) {
   using T = float;
   const std::size_t n = s.quick ? 1024 : 4096;
   const std::vector<Fluid<T>> dense = initial_state<T>(n);
-  auto u = flux_field<L>(memory, n, "state");
+  auto u = flux_state<L>(memory, dense, n);
   auto shared_out = flux_field<L>(memory, n, "flux-shared");
   auto global_out = flux_field<L>(memory, n, "flux-global");
-  u.fill_from(dense.data());
-  u.load_boundary(ZeroGradient{});
   const FluxDifference kernel;
   const T dtdx = T(0.1);
   const auto r = Interleaved::run(s.rounds, {{"in_shared", [&] { for_each(ex, kernel, in_shared(u), shared_out, dtdx); }},
@@ -255,10 +262,8 @@ void flux_vs_hand_written(Report& report, const Settings& s, Executor& ex, Memor
                           const std::vector<Fluid<float>>& dense, HandWrittenFlux& hand, std::size_t n,
                           const char* layout_name) {
   using T = float;
-  auto u = flux_field<L>(memory, n, "state");
+  auto u = flux_state<L>(memory, dense, n);
   auto out = flux_field<L>(memory, n, "flux-difference");
-  u.fill_from(dense.data());
-  u.load_boundary(ZeroGradient{});
   const FluxDifference kernel;
   const T dtdx = T(0.1);
   const auto r = Interleaved::run(s.rounds, {{"tessera", [&] { for_each(ex, kernel, u, out, dtdx); }},
