@@ -240,12 +240,14 @@ class HandWrittenFlux {
   void run(float dtdx) {
     const dim3 block(64, 4), grid(static_cast<unsigned>((n_ + 63) / 64), static_cast<unsigned>((n_ + 3) / 4));
     flux_soa_hand_written<<<grid, block>>>(in_arrays_, out_arrays_, static_cast<unsigned>(n_), dtdx);
-    cudaDeviceSynchronize();
+    if (cudaGetLastError() != cudaSuccess || cudaDeviceSynchronize() != cudaSuccess) ok_ = false;
   }
-  /// Component m (density, energy, u, v) of cell k of the last result.
+  /// Component m (density, energy, u, v) of cell k at [m * n * n + k] of the last result; empty
+  /// when a launch or the copy failed, which the comparison reports as a mismatch.
   std::vector<float> result() const {
     std::vector<float> host(4 * n_ * n_);
-    cudaMemcpy(host.data(), out_, host.size() * sizeof(float), cudaMemcpyDeviceToHost);
+    if (!ok_ || cudaMemcpy(host.data(), out_, host.size() * sizeof(float), cudaMemcpyDeviceToHost) != cudaSuccess)
+      return {};
     return host;
   }
 
@@ -274,6 +276,10 @@ void flux_vs_hand_written(Report& report, const Settings& s, Executor& ex, Memor
   std::vector<Fluid<T>> got(n * n);
   out.gather_to(got.data());
   const std::vector<T> want = hand.result();
+  if (want.empty()) {
+    mismatch(name + ": the hand-written CUDA kernel failed, so there is nothing to compare with");
+    return;
+  }
   // The results are differences of O(1) fluxes, so nvcc contracting a multiply-add differently
   // in the two kernels moves them by float rounding of O(1) terms (under 1e-6 seen): the
   // bound is relative plus 2e-6 absolute. Reading a wrong neighbour changes a result by about

@@ -107,7 +107,10 @@ void run_layout(Report& report, const Settings& s, TriadCeiling& triad, Executor
         x[0] == a.px && x[1] == a.py && x[2] == a.pz && v[0] == a.vx && v[1] == a.vy && v[2] == a.vz;
     const bool same_soa = base.soa.px[k] == a.px && base.soa.py[k] == a.py && base.soa.pz[k] == a.pz;
     bool same_aosoa = true;
-    if constexpr (V > 0) same_aosoa = aosoa[(k / V) * 6 * V + k % V] == a.px;
+    if constexpr (V > 0) {
+      const T* tile = aosoa.data() + (k / V) * 6 * V + k % V;
+      same_aosoa = tile[0] == a.px && tile[V] == a.py && tile[2 * V] == a.pz;
+    }
     if (!same_aos || !same_soa || !same_aosoa) {
       mismatch(name + " " + variant + ": particle " + std::to_string(k) + " differs from the OpenMP loops' (x " +
                std::to_string(got[k].position()[0]) + " vs " + std::to_string(a.px) + ")");
