@@ -129,10 +129,15 @@ template <std::size_t N, bool TileStarts, typename F, typename... S>
       for (std::size_t lane = 0; lane < vvl; ++lane) kernel(along_x(b, static_cast<std::ptrdiff_t>(lane))...);
     }
   };
-  for (std::size_t k = 0; k < strips; ++k, x += static_cast<std::ptrdiff_t>(vvl)) {
-    if constexpr (TileStarts)
-      lanes(tile_start(along_x(row_starts, x))...);
-    else
+  if constexpr (TileStarts) {
+    // Each strip's tile from the first one's by whole tiles, not from x (see run_tile_cores).
+    auto from_first = [&](const auto&... first) {
+      for (std::size_t k = 0; k < strips; ++k)
+        lanes(strip_lane(first, static_cast<std::ptrdiff_t>(vvl), static_cast<std::ptrdiff_t>(k), 0)...);
+    };
+    from_first(tile_start(along_x(row_starts, x))...);
+  } else {
+    for (std::size_t k = 0; k < strips; ++k, x += static_cast<std::ptrdiff_t>(vvl))
       lanes(tile_aligned(along_x(row_starts, x))...);
   }
 }
@@ -151,7 +156,16 @@ template <std::size_t N, std::size_t Reach, typename F, typename... S>
     TESSERA_INDEPENDENT_LANES
     for (std::size_t lane = Reach; lane < N - Reach; ++lane) kernel(along_x(b, static_cast<std::ptrdiff_t>(lane))...);
   };
-  for (std::size_t k = 0; k < tiles; ++k, x += static_cast<std::ptrdiff_t>(N)) lanes(tile_start(along_x(row_starts, x))...);
+  // Tile k is reached from the first tile by k whole tiles, so its address is linear in k: from
+  // x (x >> log2 V) it was recomputed in every tile, and the compiler then addressed every
+  // member through a register of its own rather than one pointer and constant displacements.
+  // That alone cost the one-thread particle update in Tiled<16> doubles a quarter of its
+  // bandwidth (bench/results/README.md, "the one-thread Tiled<16> gap").
+  auto from_first = [&](const auto&... first) {
+    for (std::size_t k = 0; k < tiles; ++k)
+      lanes(strip_lane(first, static_cast<std::ptrdiff_t>(N), static_cast<std::ptrdiff_t>(k), 0)...);
+  };
+  from_first(tile_start(along_x(row_starts, x))...);
 }
 
 /// run_tile_cores for a tile the row covers only part of: its lanes [lo, hi) that are core lanes.
