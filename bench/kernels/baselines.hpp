@@ -46,5 +46,10 @@ template <typename T>
 void flux_aos(const FluidAoS<T>* in, FluidAoS<T>* out, std::size_t n, T dtdx);
 template <typename T>
 void flux_soa(const FluidSoA<T>& in, const FluidSoA<T>& out, std::size_t n, T dtdx);
+/// AoSoA, as Tiled<V> stores a row: tiles of V cells, each tile rho[V] e[V] u[V] v[V]. `in` is
+/// (n+2) rows of n/V + 2 tiles (a halo row above and below, a halo tile at either end of a row,
+/// of which the stencil reads one lane); `out` is n rows of n/V tiles; n is a multiple of V.
+template <typename T, std::size_t V>
+void flux_aosoa(const T* in, T* out, std::size_t n, T dtdx);
 
 }  // namespace tessera::bench::baseline

@@ -14,7 +14,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <numbers>
+#include <string>
+#include <utility>
 #include <vector>
 
 namespace tessera::bench {
@@ -48,6 +51,33 @@ struct FluxBaselines {
         aos_in[k] = {f.density(), f.energy(), f.u(), f.v()};
         soa_in.rho[k] = f.density(), soa_in.e[k] = f.energy(), soa_in.u[k] = f.u(), soa_in.v[k] = f.v();
       }
+  }
+};
+
+/// The hand-written AoSoA loop's arrays for tiles of V cells (baselines.hpp, flux_aosoa), its
+/// input filled from the same state and halo as the other baselines.
+struct AoSoAFluid {
+  std::size_t n = 0, v = 0;
+  std::vector<T> in, out;
+  AoSoAFluid() = default;
+  AoSoAFluid(const FluxBaselines& base, std::size_t v_) : n(base.n), v(v_) {
+    const std::size_t tiles = n / v, row = (tiles + 2) * 4 * v;
+    in.assign((n + 2) * row, T(0));
+    out.assign(n * tiles * 4 * v, T(0));
+    // Input column c of a row is x = c - v (the halo tile holds x in [-v, 0)); x = -1 and x = n
+    // are the halo cells the stencil reads, the rest of the halo tiles is never read.
+    for (std::size_t j = 0; j < n + 2; ++j)
+      for (std::size_t c = v - 1; c <= n + v; ++c) {
+        const std::size_t i = c - (v - 1);  // the halo'd arrays' column: 0 is x = -1
+        const baseline::FluidAoS<T>& f = base.aos_in[j * (n + 2) + i];
+        T* tile = in.data() + j * row + (c / v) * 4 * v + c % v;
+        tile[0] = f.rho, tile[v] = f.e, tile[2 * v] = f.u, tile[3 * v] = f.v;
+      }
+  }
+  /// Component m (rho, e, mx, my) of cell k (x fastest) of the result.
+  T result(std::size_t k, std::size_t m) const {
+    const std::size_t x = k % n, y = k / n;
+    return out[y * (n / v) * 4 * v + (x / v) * 4 * v + m * v + x % v];
   }
 };
 
@@ -85,12 +115,21 @@ void run_layout(Report& report, const Settings& s, TriadCeiling& triad, Executor
   // not inline the plain lambda into for_each's `omp simd` strip, so that loop stays scalar).
   auto kernel = [](auto c, auto d, T dtdx) { flux_kernel(c, d, dtdx); };
   auto inlined = [](auto c, auto d, T dtdx) __attribute__((always_inline)) { flux_kernel(c, d, dtdx); };
-  const auto r = Interleaved::run(
-      s.rounds, {{"tessera", [&] { for_each(ex, kernel, u, out, kDtDx); }},
-                 {"inlined", [&] { for_each(ex, inlined, u, out_inl, kDtDx); }},
-                 {"openmp-aos", [&] { baseline::flux_aos(base.aos_in.data(), base.aos_out.data(), n, kDtDx); }},
-                 {"openmp-soa", [&] { baseline::flux_soa(base.soa_in, base.soa_out, n, kDtDx); }},
-                 {"stream-triad", [&] { triad.run(); }}});
+  std::vector<std::pair<std::string, std::function<void()>>> variants = {
+      {"tessera", [&] { for_each(ex, kernel, u, out, kDtDx); }},
+      {"inlined", [&] { for_each(ex, inlined, u, out_inl, kDtDx); }},
+      {"openmp-aos", [&] { baseline::flux_aos(base.aos_in.data(), base.aos_out.data(), n, kDtDx); }},
+      {"openmp-soa", [&] { baseline::flux_soa(base.soa_in, base.soa_out, n, kDtDx); }},
+      {"stream-triad", [&] { triad.run(); }}};
+  // Tiled<V> also against the same layout written by hand: what the layout costs, apart from tessera.
+  constexpr std::size_t V = tile_width<L>();
+  AoSoAFluid aosoa;
+  if constexpr (V > 0) {
+    aosoa = AoSoAFluid(base, V);
+    variants.push_back(
+        {"openmp-aosoa", [&] { baseline::flux_aosoa<T, V>(aosoa.in.data(), aosoa.out.data(), n, kDtDx); }});
+  }
+  const auto r = Interleaved::run(s.rounds, std::move(variants));
   // Useful traffic: read the state, write the difference (each once; neighbours hit cache).
   const double bytes = 2.0 * 4 * sizeof(T) * static_cast<double>(n * n);
   const std::string name = "force-flux-" + std::to_string(n) + "^2";
@@ -103,6 +142,7 @@ void run_layout(Report& report, const Settings& s, TriadCeiling& triad, Executor
   report_pair(report, name, renamed, variant, "openmp-soa", bytes);
   report_pair(report, name, renamed, variant_inl, "openmp-aos", bytes);
   report_pair(report, name, renamed, variant_inl, "openmp-soa", bytes);
+  if constexpr (V > 0) report_pair(report, name, renamed, variant, "openmp-aosoa", bytes);
   report_vs_stream(report, name, renamed, variant, bytes, triad.bytes());
   report_vs_stream(report, name, renamed, variant_inl, bytes, triad.bytes());
   report_vs_stream(report, name + "/" + layout_name, renamed, "openmp-aos", bytes, triad.bytes());
@@ -124,12 +164,16 @@ void run_layout(Report& report, const Settings& s, TriadCeiling& triad, Executor
     const T b[4] = {a.rho, a.e, a.u, a.v};
     const T c[4] = {base.soa_out.rho[k], base.soa_out.e[k], base.soa_out.u[k], base.soa_out.v[k]};
     const T i[4] = {got_inl[k].density(), got_inl[k].energy(), got_inl[k].u(), got_inl[k].v()};
-    for (int m = 0; m < 4; ++m)
-      if (!close(t[m], b[m], floor[m]) || !close(c[m], b[m], floor[m]) || !close(i[m], b[m], floor[m])) {
+    for (int m = 0; m < 4; ++m) {
+      const T h = V > 0 ? aosoa.result(k, static_cast<std::size_t>(m)) : b[m];
+      if (!close(t[m], b[m], floor[m]) || !close(c[m], b[m], floor[m]) || !close(i[m], b[m], floor[m]) ||
+          !close(h, b[m], floor[m])) {
         mismatch(name + " " + variant + ": cell " + std::to_string(k) + " component " + std::to_string(m) + ": tessera " +
-                 std::to_string(t[m]) + ", OpenMP AoS " + std::to_string(b[m]) + ", OpenMP SoA " + std::to_string(c[m]) + ", inlined " + std::to_string(i[m]));
+                 std::to_string(t[m]) + ", OpenMP AoS " + std::to_string(b[m]) + ", OpenMP SoA " + std::to_string(c[m]) +
+                 ", inlined " + std::to_string(i[m]) + ", OpenMP AoSoA " + std::to_string(h));
         return;
       }
+    }
   }
 }
 

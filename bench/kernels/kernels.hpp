@@ -4,6 +4,8 @@
 
 #include "common/report.hpp"
 
+#include <tessera/layout/layout.hpp>
+
 #include <algorithm>
 #include <chrono>
 #include <cstddef>
@@ -13,6 +15,15 @@
 #include <vector>
 
 namespace tessera::bench {
+
+/// V for Tiled<V>, 0 for the other layouts.
+template <typename L>
+constexpr std::size_t tile_width() {
+  if constexpr (is_tiled<L>::value)
+    return L::width;
+  else
+    return 0;
+}
 
 struct Settings {
   bool quick = false;

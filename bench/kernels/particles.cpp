@@ -44,15 +44,6 @@ struct Baselines {
   }
 };
 
-/// V for Tiled<V>, 0 for the other layouts.
-template <typename L>
-constexpr std::size_t tile_width() {
-  if constexpr (is_tiled<L>::value)
-    return L::width;
-  else
-    return 0;
-}
-
 template <typename T, typename L>
 void run_layout(Report& report, const Settings& s, TriadCeiling& triad, Executor& ex, MemoryManager& memory,
                 const Extent<3>& size, const char* layout_name) {
