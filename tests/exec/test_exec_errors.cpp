@@ -35,6 +35,29 @@ TEST_P(ExecErrors, TensorsOfDifferentShapesInOneKernel) {
   EXPECT_NE(e.find("same sizes and partitions"), std::string::npos) << e;
 }
 
+TEST_P(ExecErrors, OneTensorPassedTwice) {
+  Tensor<float, 2> a(memory(), Extent<2>{16, 8}, TensorOptions<2>{}.named("a"));
+  const std::string e = error_of([&] { for_each(ex, [](auto x, auto y) { *y = 2.0f * *x; }, a, a); });
+  EXPECT_NE(e.find("'a' is passed twice"), std::string::npos) << e;
+  // Nothing was held or prepared: the tensor is still usable.
+  for_each(ex, [](auto x) { *x = 1.0f; }, a);
+  EXPECT_EQ(static_cast<float>(a.host(Access::read)(3, 4)), 1.0f);
+}
+
+TEST_P(ExecErrors, ALaunchThatStopsHalfwayLeavesItsTensorsUsable) {
+  if (accelerators() == 0) GTEST_SKIP() << "needs a device whose memory the second tensor does not fit in";
+  // The test devices have 64 MiB: two tensors' blocks are prepared there, the third's is
+  // refused. The two must not stay prepared for a kernel that never ran.
+  const Extent<1> n{6u << 20};  // 24 MiB of floats per tensor, 12 MiB per block on sim:4
+  Tensor<float, 1> a(memory(), n, TensorOptions<1>{}.named("a"));
+  Tensor<float, 1> b(memory(), n, TensorOptions<1>{}.named("b"));
+  Tensor<float, 1> c(memory(), n, TensorOptions<1>{}.named("c"));
+  const std::string e = error_of([&] { for_each(ex, [](auto x, auto y, auto z) { *z = *x + *y; }, a, b, c); });
+  EXPECT_NE(e.find("cannot place"), std::string::npos) << e;
+  for_each(ex, [](auto x) { *x = 1.0f; }, a);
+  EXPECT_EQ(static_cast<float>(a.host(Access::read)(3)), 1.0f);
+}
+
 TEST_P(ExecErrors, TensorsPartitionedDifferently) {
   TensorOptions<2> two;
   two.partitions = Extent<2>{1, 2};

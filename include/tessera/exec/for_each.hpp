@@ -38,6 +38,36 @@ namespace tessera {
 
 namespace detail {
 
+/// Device preparations of a block's tensors, finished again if the launch stops before the
+/// kernel is enqueued (a later argument's prepare throws, say): left open, they would refuse
+/// every later access to those tensors.
+class DevicePreparations {
+ public:
+  DevicePreparations(std::size_t space, Stream& stream) : space_(space), stream_(stream) {}
+  DevicePreparations(const DevicePreparations&) = delete;
+  DevicePreparations& operator=(const DevicePreparations&) = delete;
+  ~DevicePreparations() {
+    for (const auto& [buffer, mode] : open_) {
+      try {
+        buffer->finish(space_, stream_, mode);
+      } catch (...) {  // already unwinding from the error that matters
+      }
+    }
+  }
+  std::byte* prepare(Buffer& b, Access mode) {
+    void* p = b.prepare(space_, stream_, mode);
+    open_.emplace_back(&b, mode);
+    return static_cast<std::byte*>(p);
+  }
+  /// The launch went ahead: its own finish calls close the preparations.
+  void handed_over() { open_.clear(); }
+
+ private:
+  std::size_t space_;
+  Stream& stream_;
+  std::vector<std::pair<Buffer*, Access>> open_;
+};
+
 /// Holds host requests on a block's tensors and releases them on every exit path.
 class HostHolds {
  public:
@@ -103,6 +133,20 @@ template <typename... A>
 std::size_t check_kernel_arguments(const char* what, const ExecOptions& options, A&... args) {
   const std::size_t blocks = check_same_blocks(what, args...);
   auto& first = first_tensor(args...);
+  // One tensor twice would be two holds on its memory, and, on the CPU, two copies of the
+  // tiles that staging makes (cpu_block.hpp), each written back over the other.
+  std::vector<std::pair<const Buffer*, const std::string*>> seen;
+  auto once = [&](auto& a) {
+    if constexpr (is_tensor_argument<decltype(a)>()) {
+      auto& t = tensor_of(a);
+      for (const auto& [buffer, name] : seen)
+        if (buffer == &t.buffer(0))
+          throw Error(std::string(what) + ": tensor '" + *name +
+                      "' is passed twice; pass it once and read and write it through one iterator");
+      seen.emplace_back(&t.buffer(0), &t.name());
+    }
+  };
+  (once(args), ...);
   for (std::size_t b = 0; b < blocks; ++b) {
     auto check = [&](auto& a) {
       if constexpr (is_tensor_argument<decltype(a)>()) check_block_matches(what, b, first, tensor_of(a));
@@ -143,15 +187,15 @@ std::optional<Event> launch_block(Executor* executor, const ExecOptions& options
     const std::size_t space = first.space(b);
     Device& device = memory.device(space);
     Stream& stream = block_stream(first, b);
+    DevicePreparations prepared(space, stream);
     auto prepare = [&](auto& a) {
-      if constexpr (is_tensor_argument<decltype(a)>()) {
-        void* p = tensor_of(a).buffer(b).prepare(space, stream, access_of<decltype(a)>());
-        return block_arg(a, b, static_cast<std::byte*>(p));
-      } else {
+      if constexpr (is_tensor_argument<decltype(a)>())
+        return block_arg(a, b, prepared.prepare(tensor_of(a).buffer(b), access_of<decltype(a)>()));
+      else
         return block_arg(a, b, nullptr);
-      }
     };
     auto finish = [&](auto& a) {
+      prepared.handed_over();
       if constexpr (is_tensor_argument<decltype(a)>()) tensor_of(a).buffer(b).finish(space, stream, access_of<decltype(a)>());
     };
     if (device.kind() == DeviceKind::cuda) {

@@ -56,6 +56,13 @@ class IndexedIterator {
   TESSERA_HOST_DEVICE TESSERA_FORCE_INLINE constexpr view_type operator*() const noexcept {
     return traits::at(row_, x_, walk_.pitch);
   }
+  /// Where the site lives in its layout's terms (Record types): for code that reads tensor
+  /// memory itself, like the CPU loop's staging of Tiled rows.
+  TESSERA_HOST_DEVICE TESSERA_FORCE_INLINE constexpr SiteRef site() const noexcept
+    requires(!std::is_arithmetic_v<T>)
+  {
+    return traits::site(row_, x_, walk_.pitch);
+  }
   /// it->update(dt): calls a member of the site's view.
   TESSERA_HOST_DEVICE TESSERA_FORCE_INLINE constexpr auto operator->() const noexcept {
     return detail::ArrowProxy<view_type>{**this};

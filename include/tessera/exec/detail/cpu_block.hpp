@@ -15,10 +15,12 @@
 #include <algorithm>
 #include <cstddef>
 #include <tuple>
+#include <type_traits>
 #include <utility>
 
 #include "tessera/core/index.hpp"
 #include "tessera/exec/detail/block_args.hpp"
+#include "tessera/exec/detail/staged_tile.hpp"
 #include "tessera/exec/exec_options.hpp"
 #include "tessera/layout/layout.hpp"
 #include "tessera/sched/executor.hpp"
@@ -225,6 +227,117 @@ void run_row_with_reach(F& kernel, One& one, const Starts& starts, std::size_t x
   if (x < x_end) partial(static_cast<std::ptrdiff_t>(x), 0, x_end - x);
 }
 
+/// A row-start argument's part in run_row_staged: Tiled<N> record iterators are staged one tile
+/// at a time (staged_tile.hpp); anything else (values, other layouts) passes through.
+template <std::size_t N, std::size_t R, typename S>
+struct RowStage {
+  explicit RowStage(std::ptrdiff_t) {}
+  void load(const S&, std::ptrdiff_t, std::ptrdiff_t) {}
+  void store(const S&, std::ptrdiff_t, std::ptrdiff_t) {}
+  TESSERA_FORCE_INLINE const S& start(const S& tile) const { return tile; }
+};
+template <std::size_t N, std::size_t R, typename T, std::size_t D>
+  requires(!std::is_arithmetic_v<T>)
+struct RowStage<N, R, IndexedIterator<T, D, Tiled<N>>> {
+  using iterator = IndexedIterator<T, D, Tiled<N>>;
+  /// `pad`: the tensor's x padding; with the interior's width it says which halo sites exist.
+  explicit RowStage(std::ptrdiff_t pad_) : pad(pad_) {}
+  /// Sites of the tile at x0 (tile-relative) that lie in the stored row.
+  TESSERA_FORCE_INLINE std::pair<std::ptrdiff_t, std::ptrdiff_t> span(std::ptrdiff_t x0, std::ptrdiff_t nx) const {
+    return {std::max(-static_cast<std::ptrdiff_t>(R), -pad - x0),
+            std::min(static_cast<std::ptrdiff_t>(N + R), nx + pad - x0)};
+  }
+  TESSERA_FORCE_INLINE void load(const iterator& tile, std::ptrdiff_t x0, std::ptrdiff_t nx) {
+    const auto [lo, hi] = span(x0, nx);
+    stage.load(tile.site().base, lo, hi);
+  }
+  TESSERA_FORCE_INLINE void store(const iterator& tile, std::ptrdiff_t x0, std::ptrdiff_t nx) {
+    const auto [lo, hi] = span(x0, nx);
+    stage.store_changed(tile.site().base, lo, hi);
+  }
+  /// tile_start() again, here, so that the lane loop sees x = 0 as a literal (`tile` may have
+  /// been through memory) and can prove every lane's site in the tile.
+  TESSERA_FORCE_INLINE StagedTileIterator<T, D, N, R> start(const iterator& tile) {
+    return StagedTileIterator<T, D, N, R>(tile.tile_start(), stage.data());
+  }
+  std::ptrdiff_t pad;
+  StagedTile<T, N, R> stage;
+};
+
+template <typename S>
+struct is_tiled_record_iterator : std::false_type {};
+template <typename T, std::size_t D, std::size_t V>
+  requires(!std::is_arithmetic_v<T>)
+struct is_tiled_record_iterator<IndexedIterator<T, D, Tiled<V>>> : std::true_type {
+  static constexpr std::size_t width = V;
+};
+template <std::size_t N, typename S>
+constexpr bool has_tiles_of() {
+  if constexpr (is_tiled_record_iterator<S>::value)
+    return is_tiled_record_iterator<S>::width == N;
+  else
+    return true;
+}
+
+template <std::size_t R, typename S>
+struct staged_argument {
+  using type = const S&;
+};
+template <std::size_t R, typename T, std::size_t D, std::size_t V>
+  requires(!std::is_arithmetic_v<T>)
+struct staged_argument<R, IndexedIterator<T, D, Tiled<V>>> {
+  using type = StagedTileIterator<T, D, V, R>;
+};
+/// Whether run_row_staged can run `kernel` over these row starts: every Tiled record argument has
+/// tiles of N sites, and the kernel takes StagedTileIterators where it took IndexedIterators (a
+/// kernel written for one iterator type keeps the unstaged loop).
+template <std::size_t N, std::size_t R, typename F, typename... S>
+constexpr bool can_stage_rows() {
+  if constexpr ((has_tiles_of<N, S>() && ...))
+    return std::is_invocable_v<F&, typename staged_argument<R, S>::type...>;
+  else
+    return false;
+}
+template <std::size_t N, std::size_t R, typename F, typename Starts>
+struct can_stage_tuple;
+template <std::size_t N, std::size_t R, typename F, typename... S>
+struct can_stage_tuple<N, R, F, std::tuple<S...>> : std::bool_constant<can_stage_rows<N, R, F, S...>()> {};
+
+/// Sites [x_begin, x_end) of a row whose Tiled record arguments have tiles of N sites starting at
+/// `first_tile`, for a kernel that reads up to R sites along x: tile by tile, each such argument
+/// staged with R sites on either side (staged_tile.hpp), so that all N lanes run as one strip;
+/// what the kernel changed in a stage goes back to the tensor before the next tile is staged.
+/// Only for rows that one worker runs whole: a stage reads R sites past each end of its tile.
+template <std::size_t N, std::size_t R, typename F, typename... S, std::size_t... I>
+[[gnu::flatten]] void run_row_staged(F& kernel, const std::tuple<S...>& starts, std::index_sequence<I...>,
+                                     const std::ptrdiff_t (&pads)[sizeof...(S)], std::ptrdiff_t nx,
+                                     std::ptrdiff_t x_begin, std::ptrdiff_t x_end, std::ptrdiff_t first_tile) {
+  constexpr auto n = static_cast<std::ptrdiff_t>(N);
+  const std::ptrdiff_t t0 = x_begin < first_tile ? first_tile - n : first_tile;
+  const auto firsts = std::make_tuple(tile_start(along_x(std::get<I>(starts), t0))...);
+  std::tuple<RowStage<N, R, S>...> stages{RowStage<N, R, S>(pads[I])...};
+  auto full = [&](const auto&... b) {
+    TESSERA_INDEPENDENT_LANES
+    for (std::size_t lane = 0; lane < N; ++lane) kernel(along_x(b, static_cast<std::ptrdiff_t>(lane))...);
+  };
+  auto part = [&](std::size_t lo, std::size_t hi, const auto&... b) {
+    hi = std::min(hi, N);
+    TESSERA_INDEPENDENT_LANES
+    for (std::size_t lane = lo; lane < hi; ++lane) kernel(along_x(b, static_cast<std::ptrdiff_t>(lane))...);
+  };
+  std::size_t k = 0;
+  for (std::ptrdiff_t x0 = t0; x0 < x_end; x0 += n, ++k) {
+    const auto tiles = std::make_tuple(strip_lane(std::get<I>(firsts), n, static_cast<std::ptrdiff_t>(k), 0)...);
+    (std::get<I>(stages).load(std::get<I>(tiles), x0, nx), ...);
+    const std::ptrdiff_t lo = std::max<std::ptrdiff_t>(x_begin - x0, 0), hi = std::min(x_end - x0, n);
+    if (lo == 0 && hi == n)
+      full(std::get<I>(stages).start(std::get<I>(tiles))...);
+    else
+      part(static_cast<std::size_t>(lo), static_cast<std::size_t>(hi), std::get<I>(stages).start(std::get<I>(tiles))...);
+    (std::get<I>(stages).store(std::get<I>(tiles), x0, nx), ...);
+  }
+}
+
 template <std::size_t D, typename F, typename... A>
 void run_block_on_cpu(Executor* executor, const ExecOptions& options, const LaunchShape<D>& launch,
                       const Extent<D>& n, F& kernel, const A&... args) {
@@ -248,6 +361,10 @@ void run_block_on_cpu(Executor* executor, const ExecOptions& options, const Laun
     chunks_per_row = std::min<std::size_t>((64 * workers + rows - 1) / rows, nx / 4096);
   std::size_t chunk = (nx + chunks_per_row - 1) / chunks_per_row;
   chunk = (chunk + vvl - 1) / vvl * vvl;
+  // Staging reads past a tile's ends, into the next worker's chunk when rows are cut. (One
+  // tensor passed twice, whose two stages would write back over each other, never gets here:
+  // the memory layer refuses the second hold.)
+  const bool stage_rows = chunks_per_row == 1;
 
   auto run_item = [&](std::size_t item) {
     const std::size_t row = item / chunks_per_row;
@@ -273,6 +390,20 @@ void run_block_on_cpu(Executor* executor, const ExecOptions& options, const Laun
     constexpr std::size_t natural = default_vvl<A...>();
     if constexpr (any_tiled_records<A...>()) {
       if (vvl == natural && on_tiles) {
+        using Starts = decltype(starts);
+        const auto stage_row = [&](auto fixed_reach) {
+          constexpr std::size_t R = decltype(fixed_reach)::value;
+          const std::ptrdiff_t pads[] = {static_cast<std::ptrdiff_t>(tiled_reach(args))...};
+          run_row_staged<natural, R>(kernel, starts, std::index_sequence_for<A...>{}, pads,
+                                     static_cast<std::ptrdiff_t>(nx), static_cast<std::ptrdiff_t>(x_begin),
+                                     static_cast<std::ptrdiff_t>(x_end), static_cast<std::ptrdiff_t>(aligned_from));
+        };
+        if (stage_rows) {
+          if constexpr (can_stage_tuple<natural, 1, F, Starts>::value)
+            if (reach == 1) return stage_row(std::integral_constant<std::size_t, 1>{});
+          if constexpr (can_stage_tuple<natural, 2, F, Starts>::value)
+            if (reach == 2) return stage_row(std::integral_constant<std::size_t, 2>{});
+        }
         const auto run_row = [&](auto fixed_reach) {
           run_row_with_reach<natural, decltype(fixed_reach)::value>(kernel, one, starts, x_begin, x_end, aligned_from);
         };
