@@ -231,35 +231,40 @@ void run_row_with_reach(F& kernel, One& one, const Starts& starts, std::size_t x
 /// at a time (staged_tile.hpp); anything else (values, other layouts) passes through.
 template <std::size_t N, std::size_t R, typename S>
 struct RowStage {
-  explicit RowStage(std::ptrdiff_t) {}
-  void load(const S&, std::ptrdiff_t, std::ptrdiff_t) {}
-  void store(const S&, std::ptrdiff_t, std::ptrdiff_t) {}
-  TESSERA_FORCE_INLINE const S& start(const S& tile) const { return tile; }
+  RowStage(const S& first_, std::ptrdiff_t) : first(first_) {}
+  void load(std::ptrdiff_t, std::ptrdiff_t, std::ptrdiff_t) {}
+  void store(std::ptrdiff_t, std::ptrdiff_t, std::ptrdiff_t) {}
+  TESSERA_FORCE_INLINE auto start(std::ptrdiff_t k) const {
+    return strip_lane(first, static_cast<std::ptrdiff_t>(N), k, 0);
+  }
+  S first;
 };
 template <std::size_t N, std::size_t R, typename T, std::size_t D>
   requires(!std::is_arithmetic_v<T>)
 struct RowStage<N, R, IndexedIterator<T, D, Tiled<N>>> {
   using iterator = IndexedIterator<T, D, Tiled<N>>;
-  /// `pad`: the tensor's x padding; with the interior's width it says which halo sites exist.
-  explicit RowStage(std::ptrdiff_t pad_) : pad(pad_) {}
+  static constexpr std::ptrdiff_t tile_bytes = static_cast<std::ptrdiff_t>(N * T::descriptor::site_bytes);
+  /// `first_`: the first tile of the row's loop; `pad_`: the tensor's x padding, which with the
+  /// interior's width says which halo sites exist.
+  RowStage(const iterator& first_, std::ptrdiff_t pad_) : first(first_), base(first_.site().base), pad(pad_) {}
   /// Sites of the tile at x0 (tile-relative) that lie in the stored row.
   TESSERA_FORCE_INLINE std::pair<std::ptrdiff_t, std::ptrdiff_t> span(std::ptrdiff_t x0, std::ptrdiff_t nx) const {
     return {std::max(-static_cast<std::ptrdiff_t>(R), -pad - x0),
             std::min(static_cast<std::ptrdiff_t>(N + R), nx + pad - x0)};
   }
-  TESSERA_FORCE_INLINE void load(const iterator& tile, std::ptrdiff_t x0, std::ptrdiff_t nx) {
+  TESSERA_FORCE_INLINE void load(std::ptrdiff_t k, std::ptrdiff_t x0, std::ptrdiff_t nx) {
     const auto [lo, hi] = span(x0, nx);
-    stage.load(tile.site().base, lo, hi);
+    stage.load(base + k * tile_bytes, lo, hi);
   }
-  TESSERA_FORCE_INLINE void store(const iterator& tile, std::ptrdiff_t x0, std::ptrdiff_t nx) {
+  TESSERA_FORCE_INLINE void store(std::ptrdiff_t k, std::ptrdiff_t x0, std::ptrdiff_t nx) {
     const auto [lo, hi] = span(x0, nx);
-    stage.store_changed(tile.site().base, lo, hi);
+    stage.store_changed(base + k * tile_bytes, lo, hi);
   }
-  /// tile_start() again, here, so that the lane loop sees x = 0 as a literal (`tile` may have
-  /// been through memory) and can prove every lane's site in the tile.
-  TESSERA_FORCE_INLINE StagedTileIterator<T, D, N, R> start(const iterator& tile) {
-    return StagedTileIterator<T, D, N, R>(tile.tile_start(), stage.data());
+  TESSERA_FORCE_INLINE StagedTileIterator<T, D, N, R> start(std::ptrdiff_t k) {
+    return StagedTileIterator<T, D, N, R>(first, k, stage.data());
   }
+  iterator first;
+  std::byte* base;
   std::ptrdiff_t pad;
   StagedTile<T, N, R> stage;
 };
@@ -314,8 +319,8 @@ template <std::size_t N, std::size_t R, typename F, typename... S, std::size_t..
                                      std::ptrdiff_t x_begin, std::ptrdiff_t x_end, std::ptrdiff_t first_tile) {
   constexpr auto n = static_cast<std::ptrdiff_t>(N);
   const std::ptrdiff_t t0 = x_begin < first_tile ? first_tile - n : first_tile;
-  const auto firsts = std::make_tuple(tile_start(along_x(std::get<I>(starts), t0))...);
-  std::tuple<RowStage<N, R, S>...> stages{RowStage<N, R, S>(pads[I])...};
+  std::tuple<RowStage<N, R, S>...> stages{
+      RowStage<N, R, S>(tile_start(along_x(std::get<I>(starts), t0)), pads[I])...};
   auto full = [&](const auto&... b) {
     TESSERA_INDEPENDENT_LANES
     for (std::size_t lane = 0; lane < N; ++lane) kernel(along_x(b, static_cast<std::ptrdiff_t>(lane))...);
@@ -325,16 +330,15 @@ template <std::size_t N, std::size_t R, typename F, typename... S, std::size_t..
     TESSERA_INDEPENDENT_LANES
     for (std::size_t lane = lo; lane < hi; ++lane) kernel(along_x(b, static_cast<std::ptrdiff_t>(lane))...);
   };
-  std::size_t k = 0;
+  std::ptrdiff_t k = 0;
   for (std::ptrdiff_t x0 = t0; x0 < x_end; x0 += n, ++k) {
-    const auto tiles = std::make_tuple(strip_lane(std::get<I>(firsts), n, static_cast<std::ptrdiff_t>(k), 0)...);
-    (std::get<I>(stages).load(std::get<I>(tiles), x0, nx), ...);
+    (std::get<I>(stages).load(k, x0, nx), ...);
     const std::ptrdiff_t lo = std::max<std::ptrdiff_t>(x_begin - x0, 0), hi = std::min(x_end - x0, n);
     if (lo == 0 && hi == n)
-      full(std::get<I>(stages).start(std::get<I>(tiles))...);
+      full(std::get<I>(stages).start(k)...);
     else
-      part(static_cast<std::size_t>(lo), static_cast<std::size_t>(hi), std::get<I>(stages).start(std::get<I>(tiles))...);
-    (std::get<I>(stages).store(std::get<I>(tiles), x0, nx), ...);
+      part(static_cast<std::size_t>(lo), static_cast<std::size_t>(hi), std::get<I>(stages).start(k)...);
+    (std::get<I>(stages).store(k, x0, nx), ...);
   }
 }
 

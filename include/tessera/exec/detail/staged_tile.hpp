@@ -141,20 +141,22 @@ class StagedTileIterator {
   using layout = Tiled<V>;
   static constexpr std::size_t dims = D;
 
-  /// At the first site of the tile `stage` holds; `tile_start` is the same site in the tensor.
-  TESSERA_FORCE_INLINE StagedTileIterator(const real_iterator& tile_start, std::byte* stage) noexcept
-      : real_(tile_start), stage_(stage) {}
+  /// At the first site of the tile `tile` tiles on from `row_first` (an iterator on the first
+  /// site of a tile of the row), which `stage` holds. Small on purpose: one is made per tile,
+  /// and the tensor-side iterator is only rebuilt where a site is not in the stage.
+  TESSERA_FORCE_INLINE StagedTileIterator(const real_iterator& row_first, std::ptrdiff_t tile,
+                                          std::byte* stage) noexcept
+      : row_first_(&row_first), tile_(tile), stage_(stage) {}
 
   TESSERA_FORCE_INLINE view_type operator*() const noexcept {
     if (in_stage()) return view_type(SiteRef{stage_, lane_ + static_cast<std::ptrdiff_t>(R), stage_type::pitch});
-    const SiteRef s = real_.site();
+    const SiteRef s = real().site();
     return view_type(SiteRef{s.base, s.index, static_cast<std::ptrdiff_t>(V)});
   }
   TESSERA_FORCE_INLINE auto operator->() const noexcept { return ArrowProxy<view_type>{**this}; }
 
   TESSERA_FORCE_INLINE StagedTileIterator offset(std::size_t d, std::ptrdiff_t n) const noexcept {
     StagedTileIterator r = *this;
-    r.real_ = real_.offset(d, n);
     if (d == 0)
       r.lane_ += n;
     else
@@ -162,16 +164,16 @@ class StagedTileIterator {
     return r;
   }
 
-  bool is_valid() const noexcept { return real_.is_valid(); }
-  std::int64_t global_idx(std::size_t d) const noexcept { return real_.global_idx(d); }
-  Index<D> global_index() const noexcept { return real_.global_index(); }
-  std::size_t global_size(std::size_t d) const noexcept { return real_.global_size(d); }
-  std::int64_t local_idx(std::size_t d) const noexcept { return real_.local_idx(d); }
-  std::size_t local_size(std::size_t d) const noexcept { return real_.local_size(d); }
-  std::int64_t block_idx(std::size_t d) const noexcept { return real_.block_idx(d); }
-  std::size_t block_size(std::size_t d) const noexcept { return real_.block_size(d); }
-  std::int64_t thread_idx(std::size_t d) const noexcept { return real_.thread_idx(d); }
-  std::size_t padding(std::size_t d) const noexcept { return real_.padding(d); }
+  bool is_valid() const noexcept { return real().is_valid(); }
+  std::int64_t global_idx(std::size_t d) const noexcept { return real().global_idx(d); }
+  Index<D> global_index() const noexcept { return real().global_index(); }
+  std::size_t global_size(std::size_t d) const noexcept { return real().global_size(d); }
+  std::int64_t local_idx(std::size_t d) const noexcept { return real().local_idx(d); }
+  std::size_t local_size(std::size_t d) const noexcept { return real().local_size(d); }
+  std::int64_t block_idx(std::size_t d) const noexcept { return real().block_idx(d); }
+  std::size_t block_size(std::size_t d) const noexcept { return real().block_size(d); }
+  std::int64_t thread_idx(std::size_t d) const noexcept { return real().thread_idx(d); }
+  std::size_t padding(std::size_t d) const noexcept { return real().padding(d); }
 
  private:
   TESSERA_FORCE_INLINE bool in_stage() const noexcept {
@@ -179,8 +181,16 @@ class StagedTileIterator {
     for (std::size_t d = 1; d < D; ++d) home = home && away_[d] == 0;
     return home;
   }
+  /// The same site in the tensor. tile_start() makes x a literal 0 before the lane is added, so
+  /// that the compiler sees the site's tile and lane as linear in the lane.
+  TESSERA_FORCE_INLINE real_iterator real() const noexcept {
+    real_iterator r = row_first_->tile_lane(tile_, 0).tile_start().offset(0, lane_);
+    for (std::size_t d = 1; d < D; ++d) r = r.offset(d, away_[d]);
+    return r;
+  }
 
-  real_iterator real_;
+  const real_iterator* row_first_;
+  std::ptrdiff_t tile_;
   std::byte* stage_;
   std::ptrdiff_t lane_ = 0;
   std::ptrdiff_t away_[D]{};
