@@ -144,18 +144,18 @@ class StagedTileIterator {
   /// At the first site of the tile `tile` tiles on from `row_first` (an iterator on the first
   /// site of a tile of the row), which `stage` holds. Small on purpose: one is made per tile,
   /// and the tensor-side iterator is only rebuilt where a site is not in the stage.
-  TESSERA_FORCE_INLINE StagedTileIterator(const real_iterator& row_first, std::ptrdiff_t tile,
+  TESSERA_HOST_DEVICE TESSERA_FORCE_INLINE StagedTileIterator(const real_iterator& row_first, std::ptrdiff_t tile,
                                           std::byte* stage) noexcept
       : row_first_(&row_first), tile_(tile), stage_(stage) {}
 
-  TESSERA_FORCE_INLINE view_type operator*() const noexcept {
+  TESSERA_HOST_DEVICE TESSERA_FORCE_INLINE view_type operator*() const noexcept {
     if (in_stage()) return view_type(SiteRef{stage_, lane_ + static_cast<std::ptrdiff_t>(R), stage_type::pitch});
     const SiteRef s = real().site();
     return view_type(SiteRef{s.base, s.index, static_cast<std::ptrdiff_t>(V)});
   }
-  TESSERA_FORCE_INLINE auto operator->() const noexcept { return ArrowProxy<view_type>{**this}; }
+  TESSERA_HOST_DEVICE TESSERA_FORCE_INLINE auto operator->() const noexcept { return ArrowProxy<view_type>{**this}; }
 
-  TESSERA_FORCE_INLINE StagedTileIterator offset(std::size_t d, std::ptrdiff_t n) const noexcept {
+  TESSERA_HOST_DEVICE TESSERA_FORCE_INLINE StagedTileIterator offset(std::size_t d, std::ptrdiff_t n) const noexcept {
     StagedTileIterator r = *this;
     if (d == 0)
       r.lane_ += n;
@@ -164,26 +164,26 @@ class StagedTileIterator {
     return r;
   }
 
-  bool is_valid() const noexcept { return real().is_valid(); }
-  std::int64_t global_idx(std::size_t d) const noexcept { return real().global_idx(d); }
-  Index<D> global_index() const noexcept { return real().global_index(); }
-  std::size_t global_size(std::size_t d) const noexcept { return real().global_size(d); }
-  std::int64_t local_idx(std::size_t d) const noexcept { return real().local_idx(d); }
-  std::size_t local_size(std::size_t d) const noexcept { return real().local_size(d); }
-  std::int64_t block_idx(std::size_t d) const noexcept { return real().block_idx(d); }
-  std::size_t block_size(std::size_t d) const noexcept { return real().block_size(d); }
-  std::int64_t thread_idx(std::size_t d) const noexcept { return real().thread_idx(d); }
-  std::size_t padding(std::size_t d) const noexcept { return real().padding(d); }
+  TESSERA_HOST_DEVICE bool is_valid() const noexcept { return real().is_valid(); }
+  TESSERA_HOST_DEVICE std::int64_t global_idx(std::size_t d) const noexcept { return real().global_idx(d); }
+  TESSERA_HOST_DEVICE Index<D> global_index() const noexcept { return real().global_index(); }
+  TESSERA_HOST_DEVICE std::size_t global_size(std::size_t d) const noexcept { return real().global_size(d); }
+  TESSERA_HOST_DEVICE std::int64_t local_idx(std::size_t d) const noexcept { return real().local_idx(d); }
+  TESSERA_HOST_DEVICE std::size_t local_size(std::size_t d) const noexcept { return real().local_size(d); }
+  TESSERA_HOST_DEVICE std::int64_t block_idx(std::size_t d) const noexcept { return real().block_idx(d); }
+  TESSERA_HOST_DEVICE std::size_t block_size(std::size_t d) const noexcept { return real().block_size(d); }
+  TESSERA_HOST_DEVICE std::int64_t thread_idx(std::size_t d) const noexcept { return real().thread_idx(d); }
+  TESSERA_HOST_DEVICE std::size_t padding(std::size_t d) const noexcept { return real().padding(d); }
 
  private:
-  TESSERA_FORCE_INLINE bool in_stage() const noexcept {
+  TESSERA_HOST_DEVICE TESSERA_FORCE_INLINE bool in_stage() const noexcept {
     bool home = lane_ >= -static_cast<std::ptrdiff_t>(R) && lane_ < static_cast<std::ptrdiff_t>(V + R);
     for (std::size_t d = 1; d < D; ++d) home = home && away_[d] == 0;
     return home;
   }
   /// The same site in the tensor. tile_start() makes x a literal 0 before the lane is added, so
   /// that the compiler sees the site's tile and lane as linear in the lane.
-  TESSERA_FORCE_INLINE real_iterator real() const noexcept {
+  TESSERA_HOST_DEVICE TESSERA_FORCE_INLINE real_iterator real() const noexcept {
     real_iterator r = row_first_->tile_lane(tile_, 0).tile_start().offset(0, lane_);
     for (std::size_t d = 1; d < D; ++d) r = r.offset(d, away_[d]);
     return r;
@@ -198,7 +198,7 @@ class StagedTileIterator {
 
 /// Moves a staged iterator `n` sites along x (block_args.hpp's along_x for the unstaged ones).
 template <typename T, std::size_t D, std::size_t V, std::size_t R>
-TESSERA_FORCE_INLINE StagedTileIterator<T, D, V, R> along_x(const StagedTileIterator<T, D, V, R>& it,
+TESSERA_HOST_DEVICE TESSERA_FORCE_INLINE StagedTileIterator<T, D, V, R> along_x(const StagedTileIterator<T, D, V, R>& it,
                                                             std::ptrdiff_t n) noexcept {
   return it.offset(0, n);
 }
