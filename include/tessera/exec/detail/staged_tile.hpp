@@ -31,7 +31,6 @@ class StagedTile {
 
  public:
   static constexpr std::ptrdiff_t pitch = static_cast<std::ptrdiff_t>(round_up(V + 2 * R, 8));
-  static constexpr std::ptrdiff_t span = static_cast<std::ptrdiff_t>(V + 2 * R);
 
   std::byte* data() noexcept { return bytes_; }
 
