@@ -41,4 +41,33 @@ InShared<Tn> in_shared(Tn& t) {
   return InShared<Tn>{t};
 }
 
+/// Marks a tensor argument the kernel only reads (OPS's OPS_READ): its iterators give views
+/// whose members are const, so a write does not compile; its blocks are prepared for reading,
+/// so copies of it elsewhere stay valid and other readers may run alongside; and on the CPU its
+/// Tiled tiles are staged without being compared and copied back.
+///
+///   tessera::for_each(ex, kernel, tessera::read_only(u), tessera::write_only(out));
+template <TensorLike Tn>
+struct ReadOnly {
+  Tn& tensor;
+};
+template <TensorLike Tn>
+ReadOnly<Tn> read_only(Tn& t) {
+  return ReadOnly<Tn>{t};
+}
+
+/// Marks a tensor argument the kernel writes at its own site and does not otherwise read (OPS's
+/// OPS_WRITE). On the CPU its Tiled tiles are then not staged: the kernel writes tensor memory
+/// directly. Data movement stays read-write, since a kernel writes only the interior and the
+/// padding must keep its values. A kernel that reads it anyway still reads the right values,
+/// only more slowly in Tiled layouts.
+template <TensorLike Tn>
+struct WriteOnly {
+  Tn& tensor;
+};
+template <TensorLike Tn>
+WriteOnly<Tn> write_only(Tn& t) {
+  return WriteOnly<Tn>{t};
+}
+
 }  // namespace tessera

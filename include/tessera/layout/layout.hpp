@@ -7,8 +7,8 @@
 //   Strided     each scalar component in its own array across the row (SoA, Ripple §4.2);
 //   Tiled<V>    SoA inside chunks of V sites (AoSoA, targetDP's virtual vector length), so a
 //               V-wide SIMD loop reads each component with one aligned load.
-// A storage kind says what a Record holds: `Owned` (the values themselves) or `View<L>` (where
-// the values live in tensor memory laid out as L).
+// A storage kind says what a Record holds: `Owned` (the values themselves), `View<L>` (where
+// the values live in tensor memory laid out as L) or `ReadView<L>` (the same, read only).
 
 #include <cstddef>
 #include <type_traits>
@@ -53,9 +53,22 @@ struct View {
   using layout = L;
 };
 
+/// A View<L> that only reads: its members are const references, so a kernel that writes a
+/// tensor it was given as tessera::read_only does not compile.
+template <Layout L>
+struct ReadView {
+  using layout = L;
+};
+
 template <typename S>
 struct is_view : std::false_type {};
 template <typename L>
 struct is_view<View<L>> : std::true_type {};
+template <typename L>
+struct is_view<ReadView<L>> : std::true_type {};
+template <typename S>
+struct is_read_view : std::false_type {};
+template <typename L>
+struct is_read_view<ReadView<L>> : std::true_type {};
 
 }  // namespace tessera

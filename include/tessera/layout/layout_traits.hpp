@@ -50,6 +50,10 @@ struct LayoutTraits<T, L> {
                                                                   std::ptrdiff_t) noexcept {
     return reinterpret_cast<T*>(row)[x];
   }
+  TESSERA_HOST_DEVICE TESSERA_FORCE_INLINE static constexpr const T& read_at(std::byte* row, std::ptrdiff_t x,
+                                                                            std::ptrdiff_t) noexcept {
+    return reinterpret_cast<const T*>(row)[x];
+  }
 };
 
 /// Record elements: AoS, SoA over the row, or SoA in tiles of V sites.
@@ -59,7 +63,7 @@ struct LayoutTraits<T, L> {
                 "LayoutTraits<T, L> takes the owned type (Particle<float>, not a view of it)");
   using value_type = T;
   using view_type = with_storage_t<T, View<L>>;
-  using const_view_type = view_type;
+  using const_view_type = with_storage_t<T, ReadView<L>>;
   using layout = L;
   using descriptor = typename T::descriptor;
   static_assert(std::is_same_v<typename view_type::descriptor, descriptor>,
@@ -152,6 +156,10 @@ struct LayoutTraits<T, L> {
   TESSERA_HOST_DEVICE TESSERA_FORCE_INLINE static constexpr view_type at(std::byte* row, std::ptrdiff_t x,
                                                                        std::ptrdiff_t pitch) noexcept {
     return view_type(site(row, x, pitch));
+  }
+  TESSERA_HOST_DEVICE TESSERA_FORCE_INLINE static constexpr const_view_type read_at(std::byte* row, std::ptrdiff_t x,
+                                                                                  std::ptrdiff_t pitch) noexcept {
+    return const_view_type(site(row, x, pitch));
   }
 };
 

@@ -152,9 +152,31 @@ class RecordStorage<View<L>, Desc, Ms...> {
   }
   SiteRef site_;
 };
+
+/// A view that only reads: members come back as const references (a VecRef of const scalars
+/// for a Vector), and it cannot be assigned to.
+template <typename L, typename Desc, typename... Ms>
+class RecordStorage<ReadView<L>, Desc, Ms...> {
+ public:
+  TESSERA_HOST_DEVICE constexpr explicit RecordStorage(SiteRef site) noexcept : site_(site) {}
+  RecordStorage(const RecordStorage&) = default;
+  RecordStorage& operator=(const RecordStorage&) = delete;
+
+  template <std::size_t I>
+  TESSERA_HOST_DEVICE TESSERA_FORCE_INLINE constexpr decltype(auto) get() const noexcept {
+    std::ptrdiff_t stride = 0;
+    const auto* first = view_member<Desc, I, L>(site_, stride);
+    return member_ref<Desc, I>(first, stride);
+  }
+
+  TESSERA_HOST_DEVICE constexpr SiteRef site() const noexcept { return site_; }
+
+ private:
+  SiteRef site_;
+};
 }  // namespace detail
 
-/// The base of a user type with polymorphic layout. `S` is Owned or View<L>; `Members...` are
+/// The base of a user type with polymorphic layout. `S` is Owned, View<L> or ReadView<L>; `Members...` are
 /// scalars and Vector<T, N>s. get<I>() returns member I (a reference, or a VecRef for a
 /// Vector); get<I, J>() returns component J of a Vector member.
 template <typename S, typename... Members>
@@ -189,7 +211,7 @@ class Record : public detail::RecordStorage<S, StorageDescriptor<Members...>, Me
 
   /// Copies the values of a Record with the same members in any storage.
   template <typename S2>
-    requires(!std::is_same_v<S, S2>)
+    requires(!std::is_same_v<S, S2> && !is_read_view<S>::value)
   TESSERA_HOST_DEVICE constexpr Record& operator=(const Record<S2, Members...>& other) noexcept {
     assign_from(other, std::index_sequence_for<Members...>{});
     return *this;

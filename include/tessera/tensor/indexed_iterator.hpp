@@ -21,6 +21,7 @@
 #include "tessera/core/index.hpp"
 #include "tessera/core/unrolled_for.hpp"
 #include "tessera/layout/layout_traits.hpp"
+#include "tessera/memory/access.hpp"
 #include "tessera/tensor/block_geometry.hpp"
 #include "tessera/tensor/iteration_space.hpp"
 
@@ -33,14 +34,17 @@ struct LaunchShape {
   Extent<D> block_size{};
 };
 
-template <typename T, std::size_t D, Layout L>
+/// `A` is how the kernel accesses the tensor: Access::read (a tessera::read_only argument) gives
+/// views that only read; write (tessera::write_only) and read_write give views that write too.
+template <typename T, std::size_t D, Layout L, Access A = Access::read_write>
 class IndexedIterator {
  public:
   using traits = LayoutTraits<T, L>;
   using value_type = T;
-  using view_type = typename traits::view_type;
+  using view_type = std::conditional_t<A == Access::read, typename traits::const_view_type, typename traits::view_type>;
   using layout = L;
   static constexpr std::size_t dims = D;
+  static constexpr Access access = A;
 
   IndexedIterator() = default;
   /// At block-local index `local` of the block whose first row is `data`.
@@ -54,7 +58,10 @@ class IndexedIterator {
 
   /// The site's view: a reference for arithmetic T, a Record view for Record types.
   TESSERA_HOST_DEVICE TESSERA_FORCE_INLINE constexpr view_type operator*() const noexcept {
-    return traits::at(row_, x_, walk_.pitch);
+    if constexpr (A == Access::read)
+      return traits::read_at(row_, x_, walk_.pitch);
+    else
+      return traits::at(row_, x_, walk_.pitch);
   }
   /// Where the site lives in its layout's terms (Record types): for code that reads tensor
   /// memory itself, like the CPU loop's staging of Tiled rows.

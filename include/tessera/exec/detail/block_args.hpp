@@ -8,18 +8,20 @@
 #include "tessera/core/host_device.hpp"
 #include "tessera/core/index.hpp"
 #include "tessera/layout/layout.hpp"
+#include "tessera/memory/access.hpp"
 #include "tessera/tensor/block_geometry.hpp"
 #include "tessera/tensor/block_iterator.hpp"
 #include "tessera/tensor/indexed_iterator.hpp"
 
 namespace tessera::detail {
 
-/// A tensor argument: one block's memory on the device the kernel runs on.
-template <typename T, std::size_t D, Layout L>
+/// A tensor argument: one block's memory on the device the kernel runs on, accessed as A.
+template <typename T, std::size_t D, Layout L, Access A = Access::read_write>
 struct TensorBlockArg {
   using value_type = T;
   using layout = L;
   static constexpr std::size_t dims = D;
+  static constexpr Access access = A;
   std::byte* data;
   BlockGeometry<D> geometry;
 };
@@ -43,19 +45,19 @@ struct ValueArg {
 
 template <typename A>
 struct is_tensor_block_arg : std::false_type {};
-template <typename T, std::size_t D, Layout L>
-struct is_tensor_block_arg<TensorBlockArg<T, D, L>> : std::true_type {};
+template <typename T, std::size_t D, Layout L, Access A>
+struct is_tensor_block_arg<TensorBlockArg<T, D, L, A>> : std::true_type {};
 template <typename A>
 struct is_shared_block_arg : std::false_type {};
 template <typename T, std::size_t D, Layout L>
 struct is_shared_block_arg<SharedBlockArg<T, D, L>> : std::true_type {};
 
 /// The iterator at block-local `local` (tensors), or the value.
-template <typename T, std::size_t D, Layout L>
-TESSERA_HOST_DEVICE TESSERA_FORCE_INLINE IndexedIterator<T, D, L> site_arg(const TensorBlockArg<T, D, L>& a,
-                                                                          const LaunchShape<D>& launch,
-                                                                          const Index<D>& local) noexcept {
-  return IndexedIterator<T, D, L>(a.data, a.geometry, launch, local);
+template <typename T, std::size_t D, Layout L, Access A>
+TESSERA_HOST_DEVICE TESSERA_FORCE_INLINE IndexedIterator<T, D, L, A> site_arg(const TensorBlockArg<T, D, L, A>& a,
+                                                                             const LaunchShape<D>& launch,
+                                                                             const Index<D>& local) noexcept {
+  return IndexedIterator<T, D, L, A>(a.data, a.geometry, launch, local);
 }
 template <typename V, std::size_t D>
 TESSERA_HOST_DEVICE TESSERA_FORCE_INLINE const V& site_arg(const ValueArg<V>& a, const LaunchShape<D>&,
@@ -64,8 +66,8 @@ TESSERA_HOST_DEVICE TESSERA_FORCE_INLINE const V& site_arg(const ValueArg<V>& a,
 }
 
 /// Moves a row-start iterator `n` sites along x (values pass through).
-template <typename T, std::size_t D, Layout L>
-TESSERA_HOST_DEVICE TESSERA_FORCE_INLINE IndexedIterator<T, D, L> along_x(const IndexedIterator<T, D, L>& it,
+template <typename T, std::size_t D, Layout L, Access A>
+TESSERA_HOST_DEVICE TESSERA_FORCE_INLINE IndexedIterator<T, D, L, A> along_x(const IndexedIterator<T, D, L, A>& it,
                                                                          std::ptrdiff_t n) noexcept {
   return it.offset(0, n);
 }
@@ -73,16 +75,16 @@ template <typename V>
 TESSERA_HOST_DEVICE TESSERA_FORCE_INLINE const V& along_x(const V& v, std::ptrdiff_t) noexcept {
   return v;
 }
-template <typename T, std::size_t D, Layout L>
-TESSERA_HOST_DEVICE TESSERA_FORCE_INLINE IndexedIterator<T, D, L> tile_aligned(const IndexedIterator<T, D, L>& it) noexcept {
+template <typename T, std::size_t D, Layout L, Access A>
+TESSERA_HOST_DEVICE TESSERA_FORCE_INLINE IndexedIterator<T, D, L, A> tile_aligned(const IndexedIterator<T, D, L, A>& it) noexcept {
   return it.tile_aligned();
 }
 template <typename V>
 TESSERA_HOST_DEVICE TESSERA_FORCE_INLINE const V& tile_aligned(const V& v) noexcept {
   return v;
 }
-template <typename T, std::size_t D, Layout L>
-TESSERA_HOST_DEVICE TESSERA_FORCE_INLINE IndexedIterator<T, D, L> tile_start(const IndexedIterator<T, D, L>& it) noexcept {
+template <typename T, std::size_t D, Layout L, Access A>
+TESSERA_HOST_DEVICE TESSERA_FORCE_INLINE IndexedIterator<T, D, L, A> tile_start(const IndexedIterator<T, D, L, A>& it) noexcept {
   return it.tile_start();
 }
 template <typename V>
@@ -93,8 +95,8 @@ TESSERA_HOST_DEVICE TESSERA_FORCE_INLINE const V& tile_start(const V& v) noexcep
 /// Site `lane` of the strip `strip` strips of `strip_sites` on from a strip-start iterator: for
 /// Tiled records (whose tiles divide the strip) the address is linear in `strip` with any
 /// `lane`; for other layouts it is `strip * strip_sites + lane` sites along x.
-template <typename T, std::size_t D, Layout L>
-TESSERA_HOST_DEVICE TESSERA_FORCE_INLINE IndexedIterator<T, D, L> strip_lane(const IndexedIterator<T, D, L>& it,
+template <typename T, std::size_t D, Layout L, Access A>
+TESSERA_HOST_DEVICE TESSERA_FORCE_INLINE IndexedIterator<T, D, L, A> strip_lane(const IndexedIterator<T, D, L, A>& it,
                                                                             std::ptrdiff_t strip_sites,
                                                                             std::ptrdiff_t strip,
                                                                             std::ptrdiff_t lane) noexcept {

@@ -11,6 +11,7 @@
 
 #include <cstddef>
 #include <cstring>
+#include <type_traits>
 #include <utility>
 
 #include "tessera/core/host_device.hpp"
@@ -18,6 +19,7 @@
 #include "tessera/layout/layout_traits.hpp"
 #include "tessera/layout/record.hpp"
 #include "tessera/layout/site_ref.hpp"
+#include "tessera/memory/access.hpp"
 #include "tessera/tensor/indexed_iterator.hpp"
 #include "tessera/tensor/iteration_space.hpp"
 
@@ -129,16 +131,17 @@ class StagedTile {
 /// other dimension: the stage), so every way of reaching a site reaches the same copy of it.
 /// Its view is a Strided view in both cases (a Tiled site is the Strided site `lane` of a row
 /// of pitch V that starts at its tile), so the kernel sees one type.
-template <typename T, std::size_t D, std::size_t V, std::size_t R>
+template <typename T, std::size_t D, std::size_t V, std::size_t R, Access A = Access::read_write>
 class StagedTileIterator {
-  using real_iterator = IndexedIterator<T, D, Tiled<V>>;
+  using real_iterator = IndexedIterator<T, D, Tiled<V>, A>;
   using stage_type = StagedTile<T, V, R>;
 
  public:
   using value_type = T;
-  using view_type = with_storage_t<T, View<Strided>>;
+  using view_type = with_storage_t<T, std::conditional_t<A == Access::read, ReadView<Strided>, View<Strided>>>;
   using layout = Tiled<V>;
   static constexpr std::size_t dims = D;
+  static constexpr Access access = A;
 
   /// At the first site of the tile `tile` tiles on from `row_first` (an iterator on the first
   /// site of a tile of the row), which `stage` holds. Small on purpose: one is made per tile,
@@ -196,9 +199,9 @@ class StagedTileIterator {
 };
 
 /// Moves a staged iterator `n` sites along x (block_args.hpp's along_x for the unstaged ones).
-template <typename T, std::size_t D, std::size_t V, std::size_t R>
-TESSERA_HOST_DEVICE TESSERA_FORCE_INLINE StagedTileIterator<T, D, V, R> along_x(const StagedTileIterator<T, D, V, R>& it,
-                                                            std::ptrdiff_t n) noexcept {
+template <typename T, std::size_t D, std::size_t V, std::size_t R, Access A>
+TESSERA_HOST_DEVICE TESSERA_FORCE_INLINE StagedTileIterator<T, D, V, R, A> along_x(const StagedTileIterator<T, D, V, R, A>& it,
+                                                               std::ptrdiff_t n) noexcept {
   return it.offset(0, n);
 }
 

@@ -92,7 +92,7 @@ auto store_graph_arg(A&& a) {
 template <typename S>
 decltype(auto) launch_view(S& s) {
   if constexpr (requires { s.tensor; } && !is_stored_padded<S>::value && !is_in_shared<S>::value &&
-                !is_read_only<S>::value)
+                !is_read_only<S>::value && !is_write_only<S>::value)
     return (*s.tensor);
   else if constexpr (is_stored_padded<S>::value)
     return s.view();
