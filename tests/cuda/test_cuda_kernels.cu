@@ -1,5 +1,5 @@
 // for_each and reduce on a GPU give what the host gives: every layout, the global-memory and
-// in_shared paths, and the CUB block reduction. Skips, with the reason, where no GPU is present.
+// in_shared paths, read_only/write_only arguments, and the CUB block reduction. Skips, with the reason, where no GPU is present.
 
 #include <tessera/device/device_set.hpp>
 #include <tessera/exec.hpp>
@@ -98,6 +98,56 @@ TEST(CudaKernels, InSharedEqualsTheGlobalMemoryPath) {
   std::vector<float> gc(n.volume());
   c.gather_to(gc.data());
   EXPECT_EQ(ga, gc) << "the GPU and the host compute the same stencil";
+}
+
+struct FluidLike {
+  // A Record stencil over read_only u into write_only out: on the GPU the views of u have const
+  // members, and the result must be what the undeclared launch and the host give.
+  template <typename U, typename O>
+  TESSERA_HOST_DEVICE void operator()(U u, O out) const {
+    (*out).position() = (*u.offset(0, 1)).velocity() - (*u.offset(0, -1)).position() + (*u.offset(1, 1)).position();
+    (*out).velocity() = (*u).velocity();
+  }
+};
+
+template <typename L>
+void check_declared_access_on_gpu(MemoryManager& memory, Executor& ex) {
+  const Extent<2> n{70, 33};
+  TensorOptions<2> o;
+  o.partitions = Extent<2>{1, 2};
+  o.with_padding(1);
+  Tensor<Particle<float>, 2, L> u(memory, n, TensorOptions<2>(o).named("u"));
+  Tensor<Particle<float>, 2, L> plain(memory, n, TensorOptions<2>(o).named("plain"));
+  Tensor<Particle<float>, 2, L> declared(memory, n, TensorOptions<2>(o).named("declared"));
+  Tensor<Particle<float>, 2, L> host(memory, n, TensorOptions<2>(o).named("host"));
+  std::vector<Particle<float>> dense(n.volume());
+  for (std::size_t k = 0; k < dense.size(); ++k) dense[k] = initial(k);
+  u.fill_from(dense.data());
+  u.exchange_padding();
+  u.load_boundary(Periodic{});
+  for_each(ex, FluidLike{}, u, plain);
+  for_each(ex, FluidLike{}, read_only(u), write_only(declared));
+  ExecOptions cpu;
+  cpu.kind = ExecKind::cpu;
+  for_each(ex, cpu, FluidLike{}, read_only(u), write_only(host));
+  std::vector<Particle<float>> a(n.volume()), b(n.volume()), c(n.volume());
+  plain.gather_to(a.data());
+  declared.gather_to(b.data());
+  host.gather_to(c.data());
+  for (std::size_t k = 0; k < a.size(); ++k) {
+    ASSERT_TRUE(a[k].position() == b[k].position() && a[k].velocity() == b[k].velocity()) << L::name << " " << k;
+    ASSERT_TRUE(a[k].position() == c[k].position() && a[k].velocity() == c[k].velocity()) << L::name << " " << k;
+  }
+}
+
+TEST(CudaKernels, DeclaredAccessGivesThePlainResult) {
+  SKIP_WITHOUT_GPU();
+  DeviceSet devices = DeviceSet::cuda(tessera_test::small_cuda_options());
+  MemoryManager memory(devices);
+  Executor ex{ExecutorOptions{}};
+  check_declared_access_on_gpu<Contiguous>(memory, ex);
+  check_declared_access_on_gpu<Strided>(memory, ex);
+  check_declared_access_on_gpu<Tiled<16>>(memory, ex);
 }
 
 TEST(CudaKernels, CubReductionsMatchTheHost) {

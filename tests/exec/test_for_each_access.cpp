@@ -248,6 +248,36 @@ TEST_P(ForEachAccess, ATensorDeclaredAndPassedAgainIsAnError) {
   }
 }
 
+TEST_P(ForEachAccess, DocsExample) {
+  const Extent<2> n{64, 4};
+  TensorOptions<2> o;
+  o.with_padding(1);
+  Tensor<Cell<>, 2, Tiled<16>> u(memory(), n, TensorOptions<2>(o).named("u"));
+  Tensor<Cell<>, 2, Tiled<16>> out(memory(), n, TensorOptions<2>(o).named("out"));
+  std::vector<Cell<>> us(n.volume());
+  for (std::size_t k = 0; k < us.size(); ++k) us[k] = Cell<>(static_cast<float>(k % 29), {0.0f, 0.0f});
+  u.fill_from(us.data());
+  u.load_boundary(Periodic{});
+  // DOC kernels-access begin
+  // u is only read, out only written at each site: declared, the CPU loop stages u's Tiled
+  // tiles a tile ahead and never copies them back, and writes out in place. Writing through
+  // c would not compile: a read_only argument's views have const members.
+  tessera::for_each(
+      ex,
+      [](auto c, auto d) {
+        (*d).a() = 0.25f * ((*c.offset(0, -1)).a() + 2.0f * (*c).a() + (*c.offset(0, 1)).a());
+      },
+      tessera::read_only(u), tessera::write_only(out));
+  // DOC kernels-access end
+  std::vector<Cell<>> got(n.volume());
+  out.gather_to(got.data());
+  for (std::size_t j = 0; j < 4; ++j)
+    for (std::size_t i = 0; i < 64; ++i) {
+      auto a = [&](std::size_t x) { return us[j * 64 + x % 64].a(); };
+      ASSERT_EQ(got[j * 64 + i].a(), 0.25f * (a(i + 63) + 2.0f * a(i) + a(i + 1))) << "site (" << i << ", " << j << ")";
+    }
+}
+
 TENSOR_TEST_ON_DEVICES(ForEachAccess);
 
 }  // namespace

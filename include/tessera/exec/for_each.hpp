@@ -6,12 +6,13 @@
 //                     x, y, 2.0f);
 //
 // Tensor arguments become IndexedIterators (or, wrapped in in_shared(t), BlockIterators over a
-// staged tile); every other argument is passed by value. Blocks on the host run as parallel
+// staged tile; read_only(t) and write_only(t) declare how the kernel uses a tensor); every other
+// argument is passed by value. Blocks on the host run as parallel
 // loops on the executor; blocks on a sim device run on its compute stream; blocks on a CUDA
 // device run as a grid launch, which needs this call to be compiled by nvcc (a .cu file) with
 // the kernel marked TESSERA_HOST_DEVICE. Each tensor block is accessed read-write through the
-// memory layer, so data moves to where the block runs and back only when needed. Returns once
-// every block is done.
+// memory layer (read only for read_only(t) arguments), so data moves to where the block runs
+// and back only when needed. Returns once every block is done.
 
 #include <cstddef>
 #include <functional>

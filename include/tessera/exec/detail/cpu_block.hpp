@@ -349,7 +349,8 @@ struct can_stage_tuple<N, R, F, std::tuple<S...>> : std::bool_constant<can_stage
 /// `first_tile`, for a kernel that reads up to R sites along x: tile by tile, each such argument
 /// staged with R sites on either side (staged_tile.hpp), so that all N lanes run as one strip;
 /// what the kernel changed in a stage goes back to the tensor before the next tile is staged
-/// (read_only tensors, which do not change, are staged a tile ahead). Only for rows that one worker runs whole: a stage reads R sites past each end of its tile.
+/// (read_only tensors, which do not change, are staged a tile ahead). Only for rows that one
+/// worker runs whole: a stage reads R sites past each end of its tile.
 template <std::size_t N, std::size_t R, typename F, typename... S, std::size_t... I>
 [[gnu::flatten]] void run_row_staged(F& kernel, const std::tuple<S...>& starts, std::index_sequence<I...>,
                                      const std::ptrdiff_t (&pads)[sizeof...(S)], std::ptrdiff_t nx,
