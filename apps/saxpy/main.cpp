@@ -35,7 +35,9 @@ int main(int argc, char** argv) try {
 
   const float a = 2.0f;
   const auto start = std::chrono::steady_clock::now();
-  tessera::for_each(executor, [] TESSERA_HOST_DEVICE(auto xi, auto yi, float alpha) { *yi += alpha * *xi; }, x, y, a);
+  // x is only read: declared, its copies stay valid wherever the kernel runs.
+  tessera::for_each(executor, [] TESSERA_HOST_DEVICE(auto xi, auto yi, float alpha) { *yi += alpha * *xi; },
+                    tessera::read_only(x), y, a);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 
   y.gather_to(ys.data());
