@@ -204,6 +204,40 @@ TEST_P(ForEachTiledStencil, WritesToAnXNeighbourAreKept) {
   run(Strided{});
 }
 
+TEST_P(ForEachTiledStencil, WritesFarAlongXAreKept) {
+  // Each site writes `v[1]` of a site `far` sites on, beyond the stage's reach, and its own `a`:
+  // the far site is in tensor memory for this tile but in the next tile's stage, which the loop
+  // loads before this tile runs. A stage that kept its old copy would write it back over the
+  // write (the next tile's kernel changes the site's `a`, so the piece is copied back).
+  const Extent<2> n{75, 3};
+  auto run = [&]<typename L>(L, std::int64_t far) {
+    auto u = filled<L>(memory(), n, 1, "u");
+    auto out = filled<L>(memory(), n, 1, "out");
+    for_each(
+        ex,
+        [far] TESSERA_HOST_DEVICE(auto c, auto d) {
+          (*d).a() = (*c).a() + 1.0f;
+          if (d.global_idx(0) + far < static_cast<std::int64_t>(d.global_size(0)))
+            (*d.offset(0, far)).v()[1] = 3.0f * (*c).a();
+        },
+        u, out);
+    std::vector<Cell<>> got(n.volume());
+    out.gather_to(got.data());
+    for (std::int64_t j = 0; j < 3; ++j)
+      for (std::int64_t i = 0; i < 75; ++i) {
+        const Cell<>& g = got[static_cast<std::size_t>(j * 75 + i)];
+        ASSERT_EQ(g.a(), a_of(i, j) + 1.0f) << L::name << " far " << far << " site (" << i << ", " << j << ")";
+        ASSERT_EQ(g.v()[1], i < far ? 0.0f : 3.0f * a_of(i - far, j))
+            << L::name << " far " << far << " site (" << i << ", " << j << ")";
+      }
+  };
+  for (std::int64_t far : {3, 6, 11, 19}) {
+    run(Tiled<8>{}, far);
+    run(Tiled<16>{}, far);
+    run(Strided{}, far);
+  }
+}
+
 TEST_P(ForEachTiledStencil, EveryPathToASiteReachesTheSameCopy) {
   // A site reached by moving along y and back is the site itself: the kernel writes it that way
   // and reads it back along x, so a write to tensor memory under a stage would be overwritten
