@@ -1,5 +1,6 @@
 // for_each and reduce on a GPU give what the host gives: every layout, the global-memory and
-// in_shared paths, read_only/write_only arguments, and the CUB block reduction. Skips, with the reason, where no GPU is present.
+// in_shared paths (in_shared(read_only(u)) too), read_only/write_only arguments, and the CUB
+// block reduction. Skips, with the reason, where no GPU is present.
 
 #include <tessera/device/device_set.hpp>
 #include <tessera/exec.hpp>
@@ -85,12 +86,18 @@ TEST(CudaKernels, InSharedEqualsTheGlobalMemoryPath) {
   ExecOptions eo;
   eo.block[0] = 32;
   eo.block[1] = 4;
+  Tensor<float, 2, Strided> r(memory, n, TensorOptions<2>{}.named("r"));
   for_each(ex, eo, Stencil{}, u, a);
   for_each(ex, eo, Stencil{}, in_shared(u), b);
-  std::vector<float> ga(n.volume()), gb(n.volume());
+  for_each(ex, eo, Stencil{}, in_shared(read_only(u)), write_only(r));
+  std::vector<float> ga(n.volume()), gb(n.volume()), gr(n.volume()), gu(n.volume());
   a.gather_to(ga.data());
   b.gather_to(gb.data());
+  r.gather_to(gr.data());
+  u.gather_to(gu.data());
   EXPECT_EQ(ga, gb);
+  EXPECT_EQ(ga, gr) << "in_shared(read_only(u)) stages u as in_shared(u) does";
+  EXPECT_EQ(gu, dense) << "a read-only stage is not written back";
   ExecOptions cpu = eo;
   cpu.kind = ExecKind::cpu;
   Tensor<float, 2, Strided> c(memory, n, TensorOptions<2>{}.named("c"));

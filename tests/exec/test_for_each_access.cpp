@@ -1,9 +1,10 @@
-// Declared argument access: tessera::read_only(t) and tessera::write_only(t). A read_only
-// tensor's views only read (checked at compile time), its blocks are prepared for reading (so
-// other copies stay valid), and on the CPU its Tiled tiles are staged a tile ahead without being
-// copied back; a write_only tensor's Tiled tiles are written in place. None of it may change a
-// result: every layout, device set and padding gives what the plain call gives, against a
-// sequential stencil computed here.
+// Declared argument access: tessera::read_only(t), tessera::write_only(t) and
+// tessera::in_shared(tessera::read_only(t)). A read_only tensor's views only read (checked at
+// compile time), its blocks are prepared for reading (so other copies stay valid), and on the
+// CPU its Tiled tiles are staged a tile ahead without being copied back; a write_only tensor's
+// Tiled tiles are written in place; a read-only in_shared stage is never written back. None of
+// it may change a result: every layout, device set and padding gives what the plain call gives,
+// against a sequential stencil computed here.
 
 #include <gtest/gtest.h>
 
@@ -49,9 +50,15 @@ static_assert(read_views_only_read<Strided>());
 static_assert(read_views_only_read<Tiled<8>>());
 static_assert(std::is_same_v<IndexedIterator<float, 1, Strided, Access::read>::view_type, const float&>);
 static_assert(std::is_same_v<IndexedIterator<float, 1, Strided, Access::write>::view_type, float&>);
-// The staged iterator the CPU loop hands a kernel for a read_only Tiled tensor reads only too.
+// The staged iterator the CPU loop hands a kernel for a read_only Tiled tensor reads only too,
+// and so does the BlockIterator over an in_shared(read_only(t)) stage.
 static_assert(!std::is_assignable_v<
               decltype((*std::declval<detail::StagedTileIterator<Cell<>, 2, 8, 1, Access::read>>()).a()), float>);
+static_assert(!std::is_assignable_v<decltype((*std::declval<BlockIterator<Cell<>, 2, Strided, Extent<2>, Access::read>>()).a()),
+                                    float>);
+static_assert(std::is_same_v<BlockIterator<float, 2, Contiguous, Extent<2>, Access::read>::view_type, const float&>);
+static_assert(std::is_same_v<decltype(in_shared(read_only(std::declval<Tensor<float, 1>&>()))),
+                             InShared<Tensor<float, 1>, Access::read>>);
 
 class ForEachAccess : public tensor_test::OnDevices {
  protected:
@@ -87,7 +94,7 @@ Cell<> expected(std::int64_t i, std::int64_t j, std::int64_t nx, std::int64_t ny
   return Cell<>(s, {v_of(w(i + R, nx), j), a_of(w(i - 1, nx), j)});
 }
 
-enum class Declared { nothing, read_only_in, both };
+enum class Declared { nothing, read_only_in, both, in_shared_read_only };
 
 template <typename L, int R>
 void check(Executor& ex, MemoryManager& memory, Extent<2> n, Extent<2> partitions, Declared declared) {
@@ -109,8 +116,15 @@ void check(Executor& ex, MemoryManager& memory, Extent<2> n, Extent<2> partition
     for_each(ex, kernel, u, out);
   else if (declared == Declared::read_only_in)
     for_each(ex, kernel, read_only(u), out);
-  else
+  else if (declared == Declared::both)
     for_each(ex, kernel, read_only(u), write_only(out));
+  else {
+    // Launch tiles of 8 x 2 sites: several per row and column, so tiles meet in every direction.
+    ExecOptions small;
+    small.block[0] = 8;
+    small.block[1] = 2;
+    for_each(ex, small, kernel, in_shared(read_only(u)), write_only(out));
+  }
   std::vector<Cell<>> got(n.volume()), u_after(n.volume());
   out.gather_to(got.data());
   u.gather_to(u_after.data());
@@ -127,7 +141,7 @@ void check(Executor& ex, MemoryManager& memory, Extent<2> n, Extent<2> partition
 
 template <int R>
 void check_layouts(Executor& ex, MemoryManager& memory, Extent<2> n, Extent<2> partitions) {
-  for (Declared d : {Declared::nothing, Declared::read_only_in, Declared::both}) {
+  for (Declared d : {Declared::nothing, Declared::read_only_in, Declared::both, Declared::in_shared_read_only}) {
     check<Contiguous, R>(ex, memory, n, partitions, d);
     check<Strided, R>(ex, memory, n, partitions, d);
     check<Tiled<8>, R>(ex, memory, n, partitions, d);
@@ -204,22 +218,32 @@ TEST_P(ForEachAccess, ReadingLeavesTheOtherCopiesValid) {
   // kernel, is still valid after it, so reading it back copies nothing. A tensor the kernel
   // reads and writes is the control: its host copy is out of date after the kernel.
   if (memory().num_spaces() == 1) GTEST_SKIP() << "needs a device (the host's is the only copy)";
-  TensorOptions<1> o;
-  o.partitions = Extent<1>{2};
-  Tensor<float, 1> x(memory(), Extent<1>{64}, o.named("x"));
-  Tensor<float, 1> z(memory(), Extent<1>{64}, o.named("z"));
-  std::vector<float> xs(64, 3.0f), zs(64, 1.0f), got(64);
-  x.fill_from(xs.data());
-  z.fill_from(zs.data());
-  x.gather_to(got.data());
-  z.gather_to(got.data());
-  for_each(ex, [] TESSERA_HOST_DEVICE(auto a, auto b) { *b += 2.0f * *a; }, read_only(x), z);
-  for (std::size_t b = 0; b < x.num_blocks(); ++b) {
-    EXPECT_EQ(x.buffer(b).valid_rows(0), RowRanges(RowRange{0, x.buffer(b).rows()})) << "block " << b;
-    EXPECT_EQ(z.buffer(b).valid_rows(0), RowRanges()) << "block " << b << ": z was written on the device";
-  }
-  z.gather_to(got.data());
-  for (float g : got) ASSERT_EQ(g, 7.0f);
+  auto run = [&](bool staged) {
+    TensorOptions<1> o;
+    o.partitions = Extent<1>{2};
+    o.with_padding(1);
+    Tensor<float, 1> x(memory(), Extent<1>{64}, TensorOptions<1>(o).named("x"));
+    Tensor<float, 1> z(memory(), Extent<1>{64}, TensorOptions<1>(o).named("z"));
+    std::vector<float> xs(64, 3.0f), zs(64, 1.0f), got(64);
+    x.fill_from(xs.data());
+    z.fill_from(zs.data());
+    x.gather_to(got.data());
+    z.gather_to(got.data());
+    auto kernel = [] TESSERA_HOST_DEVICE(auto a, auto b) { *b += 2.0f * *a; };
+    if (staged)
+      for_each(ex, kernel, in_shared(read_only(x)), z);
+    else
+      for_each(ex, kernel, read_only(x), z);
+    for (std::size_t b = 0; b < x.num_blocks(); ++b) {
+      EXPECT_EQ(x.buffer(b).valid_rows(0), RowRanges(RowRange{0, x.buffer(b).rows()}))
+          << "block " << b << (staged ? " (in_shared)" : "");
+      EXPECT_EQ(z.buffer(b).valid_rows(0), RowRanges()) << "block " << b << ": z was written on the device";
+    }
+    z.gather_to(got.data());
+    for (float g : got) ASSERT_EQ(g, 7.0f);
+  };
+  run(false);
+  run(true);
 }
 
 TEST_P(ForEachAccess, GraphsTakeDeclaredAccess) {
@@ -232,10 +256,15 @@ TEST_P(ForEachAccess, GraphsTakeDeclaredAccess) {
   x.fill_from(xs.data());
   Graph g("access");
   g.split([] TESSERA_HOST_DEVICE(auto a, auto b) { *b = *a + 1.0f; }, read_only(x), write_only(y));
+  g.then_split([] TESSERA_HOST_DEVICE(auto b, auto a) { *a = 3.0f * *b; }, in_shared(read_only(y)), x);
   g.run(ex).get();
-  std::vector<float> got(256);
+  std::vector<float> got(256), x_after(256);
   y.gather_to(got.data());
-  for (std::size_t i = 0; i < got.size(); ++i) ASSERT_EQ(got[i], xs[i] + 1.0f) << "site " << i;
+  x.gather_to(x_after.data());
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    ASSERT_EQ(got[i], xs[i] + 1.0f) << "site " << i;
+    ASSERT_EQ(x_after[i], 3.0f * (xs[i] + 1.0f)) << "site " << i;
+  }
 }
 
 TEST_P(ForEachAccess, ATensorDeclaredAndPassedAgainIsAnError) {
@@ -275,6 +304,44 @@ TEST_P(ForEachAccess, DocsExample) {
     for (std::size_t i = 0; i < 64; ++i) {
       auto a = [&](std::size_t x) { return us[j * 64 + x % 64].a(); };
       ASSERT_EQ(got[j * 64 + i].a(), 0.25f * (a(i + 63) + 2.0f * a(i) + a(i + 1))) << "site (" << i << ", " << j << ")";
+    }
+}
+
+TEST_P(ForEachAccess, InSharedReadOnlyDocsExample) {
+  const Extent<2> n{40, 6};
+  TensorOptions<2> o;
+  o.with_padding(1);
+  o.partitions = Extent<2>{1, 2};
+  Tensor<float, 2> u(memory(), n, TensorOptions<2>(o).named("u"));
+  Tensor<float, 2> lap(memory(), n, TensorOptions<2>(o).named("lap"));
+  std::vector<float> us(n.volume());
+  for (std::size_t k = 0; k < us.size(); ++k) us[k] = static_cast<float>((k * k) % 37);
+  u.fill_from(us.data());
+  u.exchange_padding();
+  u.load_boundary(Periodic{});
+  // DOC kernels-in-shared-read-only begin
+  // A five-point Laplacian with u staged, padding included, for each launch tile (8 x 2 sites
+  // here); u is only read, so its stages are not written back.
+  tessera::ExecOptions tiles;
+  tiles.block[0] = 8;
+  tiles.block[1] = 2;
+  tessera::for_each(
+      ex, tiles,
+      [](auto c, auto d) {
+        *d = *c.offset(0, -1) + *c.offset(0, 1) + *c.offset(1, -1) + *c.offset(1, 1) - 4.0f * *c;
+      },
+      tessera::in_shared(tessera::read_only(u)), tessera::write_only(lap));
+  // DOC kernels-in-shared-read-only end
+  std::vector<float> got(n.volume()), u_after(n.volume());
+  lap.gather_to(got.data());
+  u.gather_to(u_after.data());
+  EXPECT_EQ(u_after, us);
+  for (std::size_t j = 0; j < 6; ++j)
+    for (std::size_t i = 0; i < 40; ++i) {
+      auto at = [&](std::size_t x, std::size_t y) { return us[(y % 6) * 40 + x % 40]; };
+      // Integers below 2^24 and a weight of 4: exact in float in any order.
+      const float want = at(i + 39, j) + at(i + 1, j) + at(i, j + 5) + at(i, j + 1) - 4.0f * at(i, j);
+      ASSERT_EQ(got[j * 40 + i], want) << "site (" << i << ", " << j << ")";
     }
 }
 

@@ -156,6 +156,17 @@ TEST(GraphStructure, PaddedAccessInsertsHaloNodesAndExclusiveEdges) {
   EXPECT_TRUE(has_edge(&e01, &node(exclusive, "s [b1]")));
   EXPECT_TRUE(has_edge(&e01, &node(exclusive, "s [b0]"))) << "exclusive: block 0 is written only after it was copied";
   EXPECT_EQ(node(exclusive, "s [b1]").num_predecessors(), 1u + 2u + 2u);
+
+  // Staged in shared memory, the same edges: a concurrent kernel's stages are read only (never
+  // written back), an exclusive kernel's are written back.
+  Graph staged("figures 7 and 9, in_shared");
+  staged.split(no_op, x).named("a").then_split(diff, concurrent_padded_access_in_shared(x), y).named("c");
+  staged.then_split(smooth, exclusive_padded_access_in_shared(x)).named("e");
+  Node& c01 = node(staged, "c halo 0->1");
+  EXPECT_TRUE(has_edge(&c01, &node(staged, "c [b1]")));
+  EXPECT_FALSE(has_edge(&c01, &node(staged, "c [b0]"))) << "concurrent in_shared: the kernel only reads block 0";
+  Node& x01 = node(staged, "e halo 0->1");
+  EXPECT_TRUE(has_edge(&x01, &node(staged, "e [b0]"))) << "exclusive in_shared: block 0 is written back";
 }
 
 // Halos staged through the host (here: 1-D, on the host) take host holds on both blocks: they

@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <string>
 
+#include "tessera/memory/access.hpp"
 #include "tessera/tensor/block_geometry.hpp"
 
 namespace tessera {
@@ -26,20 +27,6 @@ concept TensorLike = requires(const Tn& t, std::size_t b) {
   { t.memory() } -> std::convertible_to<MemoryManager&>;
   { t.name() } -> std::convertible_to<const std::string&>;
 };
-
-/// Marks a tensor argument to be staged in shared memory (CUDA) or a per-tile scratch buffer
-/// (CPU) with its padding before the kernel runs; the kernel then gets a BlockIterator over the
-/// staged tile, and the tile's interior is written back after it. Ripple's `in_shared`.
-///
-///   tessera::for_each(ex, kernel, tessera::in_shared(u), out);
-template <TensorLike Tn>
-struct InShared {
-  Tn& tensor;
-};
-template <TensorLike Tn>
-InShared<Tn> in_shared(Tn& t) {
-  return InShared<Tn>{t};
-}
 
 /// Marks a tensor argument the kernel only reads (OPS's OPS_READ): its iterators give views
 /// whose members are const, so a write does not compile; its blocks are prepared for reading,
@@ -68,6 +55,28 @@ struct WriteOnly {
 template <TensorLike Tn>
 WriteOnly<Tn> write_only(Tn& t) {
   return WriteOnly<Tn>{t};
+}
+
+/// Marks a tensor argument to be staged in shared memory (CUDA) or a per-tile scratch buffer
+/// (CPU) with its padding before the kernel runs; the kernel then gets a BlockIterator over the
+/// staged tile, and the tile's interior is written back after it. Ripple's `in_shared`.
+/// `in_shared(read_only(t))` stages a tensor the kernel only reads: its BlockIterators give
+/// views with const members, and nothing is written back.
+///
+///   tessera::for_each(ex, kernel, tessera::in_shared(u), out);
+///   tessera::for_each(ex, kernel, tessera::in_shared(tessera::read_only(u)), out);
+template <TensorLike Tn, Access A = Access::read_write>
+struct InShared {
+  static_assert(A == Access::read_write || A == Access::read, "in_shared stages tensors read-write or read-only");
+  Tn& tensor;
+};
+template <TensorLike Tn>
+InShared<Tn> in_shared(Tn& t) {
+  return InShared<Tn>{t};
+}
+template <TensorLike Tn>
+InShared<Tn, Access::read> in_shared(ReadOnly<Tn> t) {
+  return InShared<Tn, Access::read>{t.tensor};
 }
 
 }  // namespace tessera

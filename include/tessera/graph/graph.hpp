@@ -249,8 +249,8 @@ class Graph {
           record(e, GraphNodeRole::halo, " halo " + std::to_string(h.source) + "->" + std::to_string(h.destination));
           into[h.destination].push_back(&n);
           const bool through_host = !t.copies_on_devices(h);
-          // Only a concurrent, unstaged kernel reads its block alone; the others take it read-write.
-          if (Stored::mode == PaddedAccess::exclusive || Stored::shared || through_host)
+          // A concurrent kernel only reads its block (staged or not); an exclusive one writes it.
+          if (Stored::mode == PaddedAccess::exclusive || through_host)
             out_of[h.source].push_back(&n);
           if (through_host) {
             if (staged != nullptr) staged->precede(n);

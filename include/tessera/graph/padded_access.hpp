@@ -7,7 +7,8 @@
 //   graph.then_split(difference, tessera::concurrent_padded_access(x), y);  // reads x's halo, writes y
 //   graph.then_split(smooth, tessera::exclusive_padded_access(x));          // reads x's halo, writes x
 //
-// The `_in_shared` variants also stage each launch tile with its padding (see in_shared).
+// The `_in_shared` variants also stage each launch tile with its padding (see in_shared); the
+// concurrent one stages read-only, as in_shared(read_only(t)) does.
 
 #include <cstdint>
 #include <type_traits>

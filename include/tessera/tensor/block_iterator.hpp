@@ -9,10 +9,12 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 #include "tessera/core/host_device.hpp"
 #include "tessera/core/index.hpp"
 #include "tessera/layout/layout_traits.hpp"
+#include "tessera/memory/access.hpp"
 #include "tessera/tensor/block_geometry.hpp"
 #include "tessera/tensor/iteration_space.hpp"
 
@@ -38,15 +40,18 @@ template <std::size_t... Ns>
 struct is_static_extent<StaticExtent<Ns...>> : std::true_type {};
 }  // namespace detail
 
-/// Over a block whose geometry is known at run time (what `in_shared` kernels receive).
-template <typename T, std::size_t D, Layout L, typename Shape = Extent<D>>
+/// Over a block whose geometry is known at run time (what `in_shared` kernels receive). `A` is
+/// how the kernel accesses it: Access::read (`in_shared(read_only(t))`) gives views that only
+/// read.
+template <typename T, std::size_t D, Layout L, typename Shape = Extent<D>, Access A = Access::read_write>
 class BlockIterator {
  public:
   using traits = LayoutTraits<T, L>;
-  using view_type = typename traits::view_type;
+  using view_type = std::conditional_t<A == Access::read, typename traits::const_view_type, typename traits::view_type>;
   using value_type = T;
   using layout = L;
   static constexpr std::size_t dims = D;
+  static constexpr Access access = A;
 
   BlockIterator() = default;
   TESSERA_HOST_DEVICE constexpr BlockIterator(std::byte* data, const BlockGeometry<D>& geometry,
@@ -57,7 +62,10 @@ class BlockIterator {
   }
 
   TESSERA_HOST_DEVICE TESSERA_FORCE_INLINE constexpr view_type operator*() const noexcept {
-    return traits::at(row_, x_, walk_.pitch);
+    if constexpr (A == Access::read)
+      return traits::read_at(row_, x_, walk_.pitch);
+    else
+      return traits::at(row_, x_, walk_.pitch);
   }
   TESSERA_HOST_DEVICE TESSERA_FORCE_INLINE constexpr auto operator->() const noexcept {
     return detail::ArrowProxy<view_type>{**this};

@@ -25,13 +25,15 @@ struct TensorBlockArg {
   std::byte* data;
   BlockGeometry<D> geometry;
 };
-/// A tensor argument staged in shared memory (or per-tile scratch on the CPU). On CUDA the stage
-/// is `stage` (a full launch tile plus padding) at `stage_offset` bytes into dynamic shared memory.
-template <typename T, std::size_t D, Layout L>
+/// A tensor argument staged in shared memory (or per-tile scratch on the CPU), accessed as A
+/// (read: staged, never written back). On CUDA the stage is `stage` (a full launch tile plus
+/// padding) at `stage_offset` bytes into dynamic shared memory.
+template <typename T, std::size_t D, Layout L, Access A = Access::read_write>
 struct SharedBlockArg {
   using value_type = T;
   using layout = L;
   static constexpr std::size_t dims = D;
+  static constexpr Access access = A;
   std::byte* data;
   BlockGeometry<D> geometry;
   BlockGeometry<D> stage{};
@@ -49,8 +51,8 @@ template <typename T, std::size_t D, Layout L, Access A>
 struct is_tensor_block_arg<TensorBlockArg<T, D, L, A>> : std::true_type {};
 template <typename A>
 struct is_shared_block_arg : std::false_type {};
-template <typename T, std::size_t D, Layout L>
-struct is_shared_block_arg<SharedBlockArg<T, D, L>> : std::true_type {};
+template <typename T, std::size_t D, Layout L, Access A>
+struct is_shared_block_arg<SharedBlockArg<T, D, L, A>> : std::true_type {};
 
 /// The iterator at block-local `local` (tensors), or the value.
 template <typename T, std::size_t D, Layout L, Access A>

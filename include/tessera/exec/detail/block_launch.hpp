@@ -17,8 +17,8 @@ namespace tessera::detail {
 
 template <typename A>
 struct is_in_shared : std::false_type {};
-template <typename Tn>
-struct is_in_shared<InShared<Tn>> : std::true_type {};
+template <typename Tn, Access A>
+struct is_in_shared<InShared<Tn, A>> : std::true_type {};
 // read_only(t) (a Graph's concurrent padded access makes one too: its blocks are prepared for
 // reading, so that copies out of them, halos, may run while the kernel does) and write_only(t).
 template <typename A>
@@ -47,15 +47,25 @@ auto& tensor_of(A& a) {
 
 /// How the kernel accesses a tensor argument (what its iterators are typed with).
 template <typename A>
+struct is_read_only_in_shared : std::false_type {};
+template <typename Tn>
+struct is_read_only_in_shared<InShared<Tn, Access::read>> : std::true_type {};
+template <typename A>
+constexpr bool is_read_only_argument() {
+  using V = std::remove_cvref_t<A>;
+  return is_read_only<V>::value || is_read_only_in_shared<V>::value;
+}
+
+template <typename A>
 constexpr Access kernel_access_of() {
   using V = std::remove_cvref_t<A>;
-  return is_read_only<V>::value ? Access::read : is_write_only<V>::value ? Access::write : Access::read_write;
+  return is_read_only_argument<V>() ? Access::read : is_write_only<V>::value ? Access::write : Access::read_write;
 }
 /// How a launch accesses a tensor argument's blocks in the memory layer. A write_only tensor is
 /// still read_write there: the kernel writes only the interior, and the padding must stay.
 template <typename A>
 constexpr Access access_of() {
-  return is_read_only<std::remove_cvref_t<A>>::value ? Access::read : Access::read_write;
+  return is_read_only_argument<A>() ? Access::read : Access::read_write;
 }
 
 /// Where each tensor argument's block lives, as for_each needs to check and reach it.
@@ -125,7 +135,8 @@ auto block_arg(A& a, std::size_t b, std::byte* data) {
   using V = std::remove_cvref_t<A>;
   if constexpr (is_in_shared<V>::value) {
     using Tn = std::remove_cvref_t<decltype(a.tensor)>;
-    return SharedBlockArg<typename Tn::value_type, Tn::dims, typename Tn::layout_type>{data, a.tensor.geometry(b)};
+    return SharedBlockArg<typename Tn::value_type, Tn::dims, typename Tn::layout_type, kernel_access_of<A>()>{
+        data, a.tensor.geometry(b)};
   } else if constexpr (is_read_only<V>::value || is_write_only<V>::value) {
     using Tn = std::remove_cvref_t<decltype(a.tensor)>;
     return TensorBlockArg<typename Tn::value_type, Tn::dims, typename Tn::layout_type, kernel_access_of<A>()>{

@@ -46,19 +46,21 @@ struct TileStage {
   const A* staged() const { return nullptr; }
   void write_back() {}
 };
-template <typename T, std::size_t D, Layout L>
-struct TileStage<SharedBlockArg<T, D, L>, D> {
-  TileStage(const SharedBlockArg<T, D, L>& a, const Box<D>& tile) : source(a), origin(tile.lo) {
+template <typename T, std::size_t D, Layout L, Access A>
+struct TileStage<SharedBlockArg<T, D, L, A>, D> {
+  TileStage(const SharedBlockArg<T, D, L, A>& a, const Box<D>& tile) : source(a), origin(tile.lo) {
     const Index<D> pad = a.geometry.padding;
     geometry = make_block_geometry<T, L>(Box<D>(tile.extent()), pad);
     memory.reset(static_cast<std::byte*>(::operator new(geometry.bytes(), std::align_val_t{64})));
-    staged_arg = SharedBlockArg<T, D, L>{memory.get(), geometry};
+    staged_arg = SharedBlockArg<T, D, L, A>{memory.get(), geometry};
     BlockView<T, D, L> from{a.data, a.geometry};
     BlockView<T, D, L> to{memory.get(), geometry};
     for_each_point(Box<D>(tile.extent()).grown(pad), [&](const Index<D>& p) { to.at(p) = from.at(p + origin); });
   }
-  const SharedBlockArg<T, D, L>* staged() const { return &staged_arg; }
+  const SharedBlockArg<T, D, L, A>* staged() const { return &staged_arg; }
+  /// The tile's interior back to the tensor; a read-only stage has nothing to give back.
   void write_back() {
+    if constexpr (A == Access::read) return;
     BlockView<T, D, L> from{memory.get(), geometry};
     BlockView<T, D, L> to{source.data, source.geometry};
     for_each_point(Box<D>(geometry.interior.extent()), [&](const Index<D>& p) { to.at(p + origin) = from.at(p); });
@@ -67,19 +69,20 @@ struct TileStage<SharedBlockArg<T, D, L>, D> {
   struct Free {
     void operator()(std::byte* p) const { ::operator delete(p, std::align_val_t{64}); }
   };
-  SharedBlockArg<T, D, L> source;
+  SharedBlockArg<T, D, L, A> source;
   Index<D> origin;
   BlockGeometry<D> geometry{};
   std::unique_ptr<std::byte, Free> memory;
-  SharedBlockArg<T, D, L> staged_arg{};
+  SharedBlockArg<T, D, L, A> staged_arg{};
 };
 
 /// Per-site argument inside a staged tile: a BlockIterator for staged tensors, an
 /// IndexedIterator (at the global-block position) for the others, values as they are.
-template <typename T, std::size_t D, Layout L>
-BlockIterator<T, D, L> tile_site_arg(const SharedBlockArg<T, D, L>&, const TileStage<SharedBlockArg<T, D, L>, D>& s,
-                                     const LaunchShape<D>&, const Index<D>& in_tile, const Index<D>&) {
-  return BlockIterator<T, D, L>(s.staged()->data, s.geometry, in_tile);
+template <typename T, std::size_t D, Layout L, Access A>
+BlockIterator<T, D, L, Extent<D>, A> tile_site_arg(const SharedBlockArg<T, D, L, A>&,
+                                                   const TileStage<SharedBlockArg<T, D, L, A>, D>& s,
+                                                   const LaunchShape<D>&, const Index<D>& in_tile, const Index<D>&) {
+  return BlockIterator<T, D, L, Extent<D>, A>(s.staged()->data, s.geometry, in_tile);
 }
 template <typename A, std::size_t D>
 decltype(auto) tile_site_arg(const A& a, const TileStage<A, D>&, const LaunchShape<D>& launch, const Index<D>&,

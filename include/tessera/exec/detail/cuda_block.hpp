@@ -48,9 +48,10 @@ __global__ void for_each_kernel(LaunchShape<D> launch, Extent<D> n, F kernel, A.
 /// stride over its sites. Other arguments do nothing.
 template <typename A, std::size_t D>
 __device__ TESSERA_FORCE_INLINE void stage_copy(const A&, std::byte*, const Index<D>&, const Extent<D>&, bool) {}
-template <typename T, std::size_t D, Layout L>
-__device__ void stage_copy(const SharedBlockArg<T, D, L>& a, std::byte* shared_base, const Index<D>& tile_lo,
+template <typename T, std::size_t D, Layout L, Access A>
+__device__ void stage_copy(const SharedBlockArg<T, D, L, A>& a, std::byte* shared_base, const Index<D>& tile_lo,
                            const Extent<D>& tile, bool back) {
+  if (A == Access::read && back) return;  // in_shared(read_only(t)): nothing to give back
   BlockView<T, D, L> global{a.data, a.geometry};
   BlockView<T, D, L> shared{shared_base + a.stage_offset, a.stage};
   const Box<D> box = back ? Box<D>(tile) : Box<D>(tile).grown(a.geometry.padding);
@@ -72,11 +73,11 @@ __device__ TESSERA_FORCE_INLINE decltype(auto) shared_site_arg(const A& a, std::
                                                                const Index<D>&, const Index<D>& local) {
   return site_arg(a, launch, local);
 }
-template <typename T, std::size_t D, Layout L>
-__device__ TESSERA_FORCE_INLINE BlockIterator<T, D, L> shared_site_arg(const SharedBlockArg<T, D, L>& a,
-                                                                       std::byte* shared_base, const LaunchShape<D>&,
-                                                                       const Index<D>& in_tile, const Index<D>&) {
-  return BlockIterator<T, D, L>(shared_base + a.stage_offset, a.stage, in_tile);
+template <typename T, std::size_t D, Layout L, Access A>
+__device__ TESSERA_FORCE_INLINE BlockIterator<T, D, L, Extent<D>, A> shared_site_arg(
+    const SharedBlockArg<T, D, L, A>& a, std::byte* shared_base, const LaunchShape<D>&, const Index<D>& in_tile,
+    const Index<D>&) {
+  return BlockIterator<T, D, L, Extent<D>, A>(shared_base + a.stage_offset, a.stage, in_tile);
 }
 
 template <std::size_t D, typename F, typename... A>

@@ -27,12 +27,14 @@ struct StoredTensor {
   Tn* tensor;
 };
 // A padded argument as kept: how the kernel sees it (read-only for concurrent access, staged for
-// the in_shared variants, which write their tiles back and so read and write).
+// the in_shared variants: the concurrent one read-only too, the exclusive one written back).
 template <typename Tn, bool Shared, PaddedAccess Mode>
 struct StoredPadded {
   static constexpr PaddedAccess mode = Mode;
   static constexpr bool shared = Shared;
-  std::conditional_t<Shared, InShared<Tn>, std::conditional_t<Mode == PaddedAccess::concurrent, ReadOnly<Tn>, Tn*>> view_;
+  static constexpr Access access = Mode == PaddedAccess::concurrent ? Access::read : Access::read_write;
+  std::conditional_t<Shared, InShared<Tn, access>, std::conditional_t<Mode == PaddedAccess::concurrent, ReadOnly<Tn>, Tn*>>
+      view_;
   decltype(auto) view() const {
     if constexpr (!Shared && Mode == PaddedAccess::exclusive)
       return (*view_);
@@ -69,7 +71,7 @@ template <typename Tn, bool S, PaddedAccess M>
 auto store_padded(const PaddedAccessArg<Tn, S, M>& a) {
   using Stored = StoredPadded<Tn, S, M>;
   if constexpr (S)
-    return Stored{InShared<Tn>{a.tensor}};
+    return Stored{InShared<Tn, Stored::access>{a.tensor}};
   else if constexpr (M == PaddedAccess::concurrent)
     return Stored{ReadOnly<Tn>{a.tensor}};
   else
