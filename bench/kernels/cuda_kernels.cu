@@ -159,24 +159,35 @@ void flux_in_shared(Report& report, const Settings& s, Executor& ex, MemoryManag
   const std::vector<Fluid<T>> dense = initial_state<T>(n);
   auto u = flux_state<L>(memory, dense, n);
   auto shared_out = flux_field<L>(memory, n, "flux-shared");
+  auto read_only_out = flux_field<L>(memory, n, "flux-shared-read-only");
   auto global_out = flux_field<L>(memory, n, "flux-global");
   const FluxDifference kernel;
   const T dtdx = T(0.1);
-  const auto r = Interleaved::run(s.rounds, {{"in_shared", [&] { for_each(ex, kernel, in_shared(u), shared_out, dtdx); }},
-                                             {"global", [&] { for_each(ex, kernel, u, global_out, dtdx); }}});
+  // in_shared(read_only(u)) skips each thread block's copy of its tile back to global memory.
+  const auto r = Interleaved::run(
+      s.rounds, {{"in_shared", [&] { for_each(ex, kernel, in_shared(u), shared_out, dtdx); }},
+                 {"in_shared-read-only",
+                  [&] { for_each(ex, kernel, in_shared(read_only(u)), write_only(read_only_out), dtdx); }},
+                 {"global", [&] { for_each(ex, kernel, u, global_out, dtdx); }}});
   const double bytes = 2.0 * 4 * sizeof(T) * static_cast<double>(n * n);
   const std::string name = "gpu-force-flux-" + std::to_string(n) + "^2-" + layout_name;
   report_pair(report, name, r, "in_shared", "global", bytes);
-  std::vector<Fluid<T>> a(n * n), b(n * n);
+  report_pair(report, name, r, "in_shared-read-only", "global", bytes);
+  report_pair(report, name, r, "in_shared-read-only", "in_shared", bytes);
+  std::vector<Fluid<T>> a(n * n), b(n * n), c(n * n);
   shared_out.gather_to(a.data());
   global_out.gather_to(b.data());
+  read_only_out.gather_to(c.data());
   for (std::size_t k = 0; k < a.size(); ++k) {
     const T x[4] = {a[k].density(), a[k].energy(), a[k].u(), a[k].v()};
     const T y[4] = {b[k].density(), b[k].energy(), b[k].u(), b[k].v()};
+    const T z[4] = {c[k].density(), c[k].energy(), c[k].u(), c[k].v()};
+    auto close = [](T p, T q) { return std::abs(p - q) <= T(1e-5) * std::max({std::abs(p), std::abs(q), T(1e-3)}); };
     for (int m = 0; m < 4; ++m)
-      if (std::abs(x[m] - y[m]) > T(1e-5) * std::max({std::abs(x[m]), std::abs(y[m]), T(1e-3)})) {
+      if (!close(x[m], y[m]) || !close(z[m], y[m])) {
         mismatch(name + ": cell " + std::to_string(k) + " component " + std::to_string(m) + ": in_shared " +
-                 std::to_string(x[m]) + ", global " + std::to_string(y[m]));
+                 std::to_string(x[m]) + ", in_shared(read_only) " + std::to_string(z[m]) + ", global " +
+                 std::to_string(y[m]));
         return;
       }
   }
