@@ -76,6 +76,15 @@ struct TileStage<SharedBlockArg<T, D, L, A>, D> {
   SharedBlockArg<T, D, L, A> staged_arg{};
 };
 
+/// Whether an argument's stage goes back to the tensor after the launch.
+template <typename A>
+constexpr bool writes_back_stage() {
+  if constexpr (is_shared_block_arg<A>::value)
+    return A::access != Access::read;
+  else
+    return false;
+}
+
 /// Per-site argument inside a staged tile: a BlockIterator for staged tensors, an
 /// IndexedIterator (at the global-block position) for the others, values as they are.
 template <typename T, std::size_t D, Layout L, Access A>
@@ -103,10 +112,12 @@ void run_block_on_cpu_shared(Executor* executor, const ExecOptions& options, con
   if (n.volume() == 0) return;
   // Two phases, so that no tile writes its interior back while a neighbour is still staging it as
   // padding: every tile sees the values from before the launch, and the result does not depend on
-  // the order in which tiles run.
+  // the order in which tiles run. With only read-only stages (in_shared(read_only(t))) nothing is
+  // written back, and each tile's stages go as soon as it has run.
   using Stages = std::tuple<TileStage<A, D>...>;
+  constexpr bool writes_back = (writes_back_stage<A>() || ...);
   const std::size_t count = tiles.volume();
-  std::vector<std::optional<Stages>> staged(count);
+  std::vector<std::optional<Stages>> staged(writes_back ? count : 0);
   auto run_tile = [&](std::size_t t) {
     const Index<D> ti = tiles.delinear(t);
     Box<D> box;
@@ -115,11 +126,16 @@ void run_block_on_cpu_shared(Executor* executor, const ExecOptions& options, con
       box.hi.coords[d] = std::min<std::int64_t>(box.lo.coords[d] + static_cast<std::int64_t>(tile.sizes[d]),
                                                 static_cast<std::int64_t>(n.sizes[d]));
     }
-    Stages& stages = staged[t].emplace(TileStage<A, D>(args, box)...);
-    for_each_point(Box<D>(box.extent()), [&](const Index<D>& in_tile) {
-      const Index<D> local = in_tile + box.lo;
-      std::apply([&](const auto&... s) { kernel(tile_site_arg(args, s, launch, in_tile, local)...); }, stages);
-    });
+    auto run = [&](const Stages& stages) {
+      for_each_point(Box<D>(box.extent()), [&](const Index<D>& in_tile) {
+        const Index<D> local = in_tile + box.lo;
+        std::apply([&](const auto&... s) { kernel(tile_site_arg(args, s, launch, in_tile, local)...); }, stages);
+      });
+    };
+    if constexpr (writes_back)
+      run(staged[t].emplace(TileStage<A, D>(args, box)...));
+    else
+      run(Stages(TileStage<A, D>(args, box)...));
   };
   auto write_back = [&](std::size_t t) {
     std::apply([](auto&... s) { (s.write_back(), ...); }, *staged[t]);
@@ -127,10 +143,11 @@ void run_block_on_cpu_shared(Executor* executor, const ExecOptions& options, con
   };
   if (executor != nullptr && count > 1) {
     executor->parallel_for(0, count, run_tile, 1);
-    executor->parallel_for(0, count, write_back, 1);
+    if constexpr (writes_back) executor->parallel_for(0, count, write_back, 1);
   } else {
     for (std::size_t t = 0; t < count; ++t) run_tile(t);
-    for (std::size_t t = 0; t < count; ++t) write_back(t);
+    if constexpr (writes_back)
+      for (std::size_t t = 0; t < count; ++t) write_back(t);
   }
 }
 
