@@ -206,9 +206,9 @@ TEST_P(ForEachTiledStencil, WritesToAnXNeighbourAreKept) {
 
 TEST_P(ForEachTiledStencil, WritesFarAlongXAreKept) {
   // Each site writes `v[1]` of a site `far` sites on, beyond the stage's reach, and its own `a`:
-  // the far site is in tensor memory for this tile but in the next tile's stage, which the loop
-  // loads before this tile runs. A stage that kept its old copy would write it back over the
-  // write (the next tile's kernel changes the site's `a`, so the piece is copied back).
+  // the far site is in tensor memory for this tile and in the next tile's stage. A next stage
+  // loaded before this tile ran (as read_only stages are) would hold the old value and write it
+  // back over the write, since the next tile's kernel changes that piece's `a`.
   const Extent<2> n{75, 3};
   auto run = [&]<typename L>(L, std::int64_t far) {
     auto u = filled<L>(memory(), n, 1, "u");

@@ -45,17 +45,18 @@ auto& tensor_of(A& a) {
     return a;
 }
 
-/// How the kernel accesses a tensor argument (what its iterators are typed with).
 template <typename A>
 struct is_read_only_in_shared : std::false_type {};
 template <typename Tn>
 struct is_read_only_in_shared<InShared<Tn, Access::read>> : std::true_type {};
+/// read_only(t) or in_shared(read_only(t)).
 template <typename A>
 constexpr bool is_read_only_argument() {
   using V = std::remove_cvref_t<A>;
   return is_read_only<V>::value || is_read_only_in_shared<V>::value;
 }
 
+/// How the kernel accesses a tensor argument (what its iterators are typed with).
 template <typename A>
 constexpr Access kernel_access_of() {
   using V = std::remove_cvref_t<A>;

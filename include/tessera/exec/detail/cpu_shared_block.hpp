@@ -60,10 +60,11 @@ struct TileStage<SharedBlockArg<T, D, L, A>, D> {
   const SharedBlockArg<T, D, L, A>* staged() const { return &staged_arg; }
   /// The tile's interior back to the tensor; a read-only stage has nothing to give back.
   void write_back() {
-    if constexpr (A == Access::read) return;
-    BlockView<T, D, L> from{memory.get(), geometry};
-    BlockView<T, D, L> to{source.data, source.geometry};
-    for_each_point(Box<D>(geometry.interior.extent()), [&](const Index<D>& p) { to.at(p + origin) = from.at(p); });
+    if constexpr (A != Access::read) {
+      BlockView<T, D, L> from{memory.get(), geometry};
+      BlockView<T, D, L> to{source.data, source.geometry};
+      for_each_point(Box<D>(geometry.interior.extent()), [&](const Index<D>& p) { to.at(p + origin) = from.at(p); });
+    }
   }
 
   struct Free {

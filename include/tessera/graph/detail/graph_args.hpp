@@ -31,7 +31,6 @@ struct StoredTensor {
 template <typename Tn, bool Shared, PaddedAccess Mode>
 struct StoredPadded {
   static constexpr PaddedAccess mode = Mode;
-  static constexpr bool shared = Shared;
   static constexpr Access access = Mode == PaddedAccess::concurrent ? Access::read : Access::read_write;
   std::conditional_t<Shared, InShared<Tn, access>, std::conditional_t<Mode == PaddedAccess::concurrent, ReadOnly<Tn>, Tn*>>
       view_;
