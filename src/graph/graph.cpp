@@ -2,6 +2,8 @@
 
 #include "../sched/dot_quote.hpp"
 
+#include <tessera/memory/access_log.hpp>
+
 #include <algorithm>
 #include <ostream>
 #include <sstream>
@@ -34,6 +36,7 @@ struct GraphStage {
   std::vector<GraphEntry> current;
   std::unordered_map<const Node*, GraphEntry> entries;
   std::unordered_map<const Node*, GraphNodeRole> roles;
+  AccessOrder<Node*> accesses;
 };
 
 }  // namespace detail
@@ -110,6 +113,14 @@ void Graph::add_plain(Node& node, GraphNodeRole role) {
 void Graph::connect(const Entry& e) {
   for (const Entry& p : stage().previous)
     if (depends_on(e, p)) p.node->precede(*e.node);
+}
+
+void Graph::declare_access(Node& node, const Buffer& buffer, Access mode) {
+  stage().accesses.declare(&node, buffer, mode, [&node](Node* earlier, Hazard) {
+    if (earlier == &node) return;
+    const auto& after = earlier->successors();
+    if (std::find(after.begin(), after.end(), &node) == after.end()) earlier->precede(node);
+  });
 }
 
 void Graph::record(const Entry& e, GraphNodeRole role, std::string suffix) {

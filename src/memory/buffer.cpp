@@ -37,6 +37,7 @@ void Buffer::finish(std::size_t space, Stream& stream, Access mode, RowRange row
 
 std::future<void*> Buffer::request(Access mode, RowRange rows) { return state().request(mode, rows); }
 void Buffer::release() { state().release(); }
+void Buffer::release(Access mode, RowRange rows) { state().release(mode, rows); }
 RowRanges Buffer::valid_rows(std::size_t space) const { return state().valid_rows(space); }
 bool Buffer::has_replica(std::size_t space) const { return state().has_replica(space); }
 TransferStats Buffer::bytes_transferred() const { return state().transferred(); }

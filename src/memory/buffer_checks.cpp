@@ -61,10 +61,12 @@ void BufferState::check_conflicts(const Call& c) const {
                 ", which has not been finished; accesses to overlapping rows where one writes must be ordered: "
                 "call finish on the first (and order the two nodes in the graph) before the second");
   }
-  if (hold_ && hold_->rows.overlaps(c.rows) && conflict(hold_->mode, c.mode))
-    throw Error("Buffer '" + name + "': " + describe(c) + " conflicts with the host's request(" +
-                std::string(to_string(hold_->mode)) + ", rows " + hold_->rows.to_string() +
-                "), which has not been released; call release() once the host is done with the rows");
+  for (const HostHold& h : holds_)
+    if (h.rows.overlaps(c.rows) && conflict(h.mode, c.mode))
+      throw Error("Buffer '" + name + "': " + describe(c) + " conflicts with the host's request(" +
+                  std::string(to_string(h.mode)) + ", rows " + h.rows.to_string() +
+                  "), which has not been released; host readers may share rows, a writer needs them alone: call "
+                  "release() once the host is done with the rows");
 }
 
 void BufferState::check_written(const Call& c) const {

@@ -74,10 +74,6 @@ std::future<void*> BufferState::request(Access mode, RowRange r) {
   std::lock_guard lock(mutex);
   const Call call{"request", 0, nullptr, mode, r};
   check_rows(call);
-  if (hold_)
-    throw Error("Buffer '" + name + "': " + describe(call) + ": the host already holds request(" +
-                std::string(to_string(hold_->mode)) + ", rows " + hold_->rows.to_string() +
-                "); one host hold per buffer at a time: call release() first");
   check_conflicts(call);
   if (access_reads(mode)) check_written(call);
 
@@ -96,7 +92,7 @@ std::future<void*> BufferState::request(Access mode, RowRange r) {
     host.valid.add(r);
     for (std::size_t other = 1; other < replicas.size(); ++other) replicas[other].valid.subtract(r);
   }
-  hold_ = HostHold{mode, r};
+  holds_.push_back(HostHold{mode, r});
 
   auto promise = std::make_shared<std::promise<void*>>();
   std::future<void*> future = promise->get_future();
@@ -117,10 +113,28 @@ std::future<void*> BufferState::request(Access mode, RowRange r) {
 
 void BufferState::release() {
   std::lock_guard lock(mutex);
-  if (!hold_)
+  if (holds_.size() == 1) {
+    holds_.clear();
+    return;
+  }
+  if (holds_.empty())
     throw Error("Buffer '" + name +
                 "': release() without a host hold; call request(mode, rows) first, and release() once per request");
-  hold_.reset();
+  std::string held;
+  for (const HostHold& h : holds_)
+    held += (held.empty() ? "" : ", ") + std::string(to_string(h.mode)) + " rows " + h.rows.to_string();
+  throw Error("Buffer '" + name + "': release() while the host holds several requests (" + held +
+              "); name the one to end with release(mode, rows)");
+}
+
+void BufferState::release(Access mode, RowRange r) {
+  std::lock_guard lock(mutex);
+  auto it = std::find(holds_.begin(), holds_.end(), HostHold{mode, r});
+  if (it == holds_.end())
+    throw Error("Buffer '" + name + "': release(" + std::string(to_string(mode)) + ", rows " + r.to_string() +
+                ") matches no host hold (" + std::to_string(holds_.size()) +
+                " held); release once per request, with the mode and rows given to request");
+  holds_.erase(it);
 }
 
 RowRanges BufferState::valid_rows(std::size_t space) const {
@@ -141,7 +155,7 @@ TransferStats BufferState::transferred() const {
 }
 
 bool BufferState::evictable(std::size_t space) const {
-  if (hold_) return false;
+  if (!holds_.empty()) return false;
   return std::none_of(in_flight_.begin(), in_flight_.end(), [&](const AccessInFlight& a) { return a.space == space; });
 }
 

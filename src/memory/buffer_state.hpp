@@ -14,7 +14,6 @@
 #include <future>
 #include <memory>
 #include <mutex>
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -48,6 +47,7 @@ struct AccessInFlight {
 struct HostHold {
   Access mode;
   RowRange rows;
+  bool operator==(const HostHold&) const = default;
 };
 
 class BufferState : public std::enable_shared_from_this<BufferState> {
@@ -62,6 +62,7 @@ class BufferState : public std::enable_shared_from_this<BufferState> {
   void finish(std::size_t space, Stream& stream, Access mode, RowRange rows);
   std::future<void*> request(Access mode, RowRange rows);
   void release();
+  void release(Access mode, RowRange rows);
   RowRanges valid_rows(std::size_t space) const;
   bool has_replica(std::size_t space) const;
   TransferStats transferred() const;
@@ -114,7 +115,7 @@ class BufferState : public std::enable_shared_from_this<BufferState> {
   void keep_alive_until(Stream& stream);
 
   std::vector<AccessInFlight> in_flight_;
-  std::optional<HostHold> hold_;
+  std::vector<HostHold> holds_;  // host readers share rows; a host writer has them alone
   TransferStats transferred_;
 };
 

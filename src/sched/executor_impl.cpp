@@ -4,7 +4,7 @@
 
 #include "../core/log_internal.hpp"
 #include "loop_job.hpp"
-#include "trace_sources.hpp"
+#include "../core/trace_sources.hpp"
 
 #include <tessera/core/error.hpp>
 

@@ -4,7 +4,7 @@
 
 #include <tessera/sched/detail/task.hpp>
 #include <tessera/sched/detail/work_stealing_deque.hpp>
-#include <tessera/sched/trace.hpp>
+#include <tessera/core/trace.hpp>
 
 #include <cstdint>
 #include <mutex>

@@ -103,7 +103,7 @@ void ObjectHandle::release() {
   for (int st = hold->state.load(std::memory_order_acquire); st == 0; st = hold->state.load(std::memory_order_acquire))
     hold->state.wait(0, std::memory_order_acquire);
   if (hold->state.load(std::memory_order_acquire) == 1) {
-    s->buffer.release();
+    s->buffer.release(hold->args[0].mode);
     s->runtime.complete(hold, nullptr);
   }
   hold->release();  // the object's reference

@@ -91,15 +91,43 @@ TEST_F(BufferErrors, AStreamOfAnotherDevice) {
   EXPECT_EQ(memory.space_of(devices.host()), 0u);
 }
 
-TEST_F(BufferErrors, ReleaseWithoutRequestAndASecondHold) {
+TEST_F(BufferErrors, ReleaseWithoutRequestAndAConflictingHold) {
   expect_contains(message_of([&] { b.release(); }), {"Buffer 'u'", "release() without a host hold"});
   (void)b.request(Access::write, {0, 2}).get();
   expect_contains(message_of([&] {
-                    (void)b.request(Access::write, {5, 6});
+                    (void)b.request(Access::read, {1, 6});
                   }),
-                  {"Buffer 'u'", "already holds request(write, rows [0,2))", "release() first"});
+                  {"Buffer 'u'", "conflicts with the host's request(write, rows [0,2))", "release()"});
+  (void)b.request(Access::write, {5, 6}).get();  // other rows: the host may write both at once
+  expect_contains(message_of([&] { b.release(); }),
+                  {"Buffer 'u'", "several requests", "write rows [0,2)", "release(mode, rows)"});
+  expect_contains(message_of([&] { b.release(Access::read, {0, 2}); }),
+                  {"Buffer 'u'", "release(read, rows [0,2)) matches no host hold", "2 held"});
+  b.release(Access::write, {0, 2});
   b.release();
   EXPECT_THROW(b.release(), Error) << "one release per request";
+}
+
+// Host readers share rows (two graph nodes that read one tensor in one level); a writer waits
+// for them to be released, and a device writer is refused while they hold.
+TEST_F(BufferErrors, HostReadersShareRowsAWriterDoesNot) {
+  void* h = b.request(Access::write).get();
+  for (std::size_t i = 0; i < 10; ++i) put(h, i, static_cast<int>(i));
+  b.release();
+  auto* r1 = b.request(Access::read, {0, 6}).get();
+  auto* r2 = b.request(Access::read, {4, 10}).get();
+  EXPECT_EQ(r1, r2);
+  expect_contains(message_of([&] { (void)b.request(Access::read_write, {5, 6}); }),
+                  {"conflicts with the host's request(read, rows"});
+  expect_contains(message_of([&] { b.prepare(1, s0, Access::write, {0, 1}); }),
+                  {"conflicts with the host's request(read, rows [0,6))"});
+  void* d = b.prepare(1, s0, Access::read, {2, 8});  // a device reader joins them
+  b.finish(1, s0, Access::read, {2, 8});
+  (void)d;
+  b.release(Access::read, {4, 10});
+  b.release(Access::read, {0, 6});
+  EXPECT_NO_THROW((void)b.request(Access::read_write, {5, 6}).get());
+  b.release();
 }
 
 TEST_F(BufferErrors, ReadingRowsNeverWritten) {

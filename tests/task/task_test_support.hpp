@@ -12,8 +12,8 @@
 
 namespace task_test {
 
-/// Every task test runs on the host alone and on four simulated devices.
-inline const char* const backends[] = {"host", "sim:4"};
+/// Every task test runs on the host alone, on one simulated device and on four.
+inline const char* const backends[] = {"host", "sim:1", "sim:4"};
 
 inline tessera::DeviceSet devices_for(const std::string& spec) {
   if (spec.rfind("sim:", 0) == 0) {

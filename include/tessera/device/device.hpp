@@ -59,6 +59,12 @@ public:
 
   std::size_t num_compute_streams() const noexcept { return compute_.size(); }
   Stream& compute_stream(std::size_t i);
+  /// The compute stream that block `block` of a partitioned tensor runs on: blocks on one
+  /// device spread over its streams, and every launch of the block (kernels, reductions, graph
+  /// nodes) lands on the same one, so they stay in order without events.
+  ///
+  ///   tessera::Stream& s = device.block_stream(b);
+  Stream& block_stream(std::size_t block) { return compute_stream(block % num_compute_streams()); }
   Stream& copy_stream(CopyDirection d) { return *copy_[static_cast<std::size_t>(d)]; }
 
   /// Copies `bytes` from `src` to `dst` in `stream`'s order. Host pointers, this device's

@@ -76,16 +76,16 @@ class HostHolds {
   HostHolds(const HostHolds&) = delete;
   HostHolds& operator=(const HostHolds&) = delete;
   ~HostHolds() {
-    for (Buffer* b : held_) b->release();
+    for (const auto& [buffer, mode] : held_) buffer->release(mode);
   }
   std::byte* hold(Buffer& b, Access mode) {
     void* p = b.request(mode).get();
-    held_.push_back(&b);
+    held_.emplace_back(&b, mode);
     return static_cast<std::byte*>(p);
   }
 
  private:
-  std::vector<Buffer*> held_;
+  std::vector<std::pair<Buffer*, Access>> held_;
 };
 
 template <typename... A>
@@ -125,8 +125,7 @@ bool runs_on_device(const Tn& first, std::size_t b, const ExecOptions& options) 
 /// block number so that the blocks on one device spread over its streams.
 template <typename Tn>
 Stream& block_stream(const Tn& first, std::size_t b) {
-  Device& device = first.memory().device(first.space(b));
-  return device.compute_stream(b % device.num_compute_streams());
+  return first.memory().device(first.space(b)).block_stream(b);
 }
 
 /// Checks for_each's arguments (see for_each); returns the block count.

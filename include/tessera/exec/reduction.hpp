@@ -173,13 +173,13 @@ void reduce_block(Executor* executor, Tn& tensor, std::size_t b, const Reducer& 
     auto* data = static_cast<std::byte*>(buffer.request(Access::read).get());
     struct Release {
       Buffer& b;
-      ~Release() { b.release(); }
+      ~Release() { b.release(Access::read); }
     } release{buffer};
     *slot = reduce_block_on_cpu<R>(executor, Arg{data, tensor.geometry(b)}, launch, n, reducer, map);
     return;
   }
   Device& device = tensor.memory().device(space);
-  Stream& stream = device.compute_stream(b % device.num_compute_streams());
+  Stream& stream = device.block_stream(b);
   auto* data = static_cast<std::byte*>(tensor.buffer(b).prepare(space, stream, Access::read));
   const Arg arg{data, tensor.geometry(b)};
   if (device.kind() == DeviceKind::cuda) {
@@ -214,7 +214,7 @@ void reduce(Executor& executor, Tn& tensor, ReductionResult<R>& result, const Re
     if (tensor.space(b) == 0) continue;
     detail::reduce_block<R>(&executor, tensor, b, reducer, map, &partials[b]);
     Device& device = tensor.memory().device(tensor.space(b));
-    pending.push_back(device.compute_stream(b % device.num_compute_streams()).record());
+    pending.push_back(device.block_stream(b).record());
   }
   for (std::size_t b = 0; b < blocks; ++b)
     if (tensor.space(b) == 0) detail::reduce_block<R>(&executor, tensor, b, reducer, map, &partials[b]);

@@ -3,7 +3,9 @@
 // (emplace joins the current level, then starts a new one); an operation on tensors is split
 // into one node per tensor block, and a block's node waits only for the previous level's nodes
 // of the same block (and for non-tensor nodes), so blocks on different devices run as soon as
-// their own data is ready. Padded-access modifiers add halo-transfer nodes. The graph is built
+// their own data is ready; nodes of one level whose declared accesses conflict (two writers of a
+// block) run in the order added (the data layer's AccessOrder). Padded-access modifiers add
+// halo-transfer nodes. The graph is built
 // once and run many times; it lowers to NodeGraphs run by the Executor.
 //
 //   tessera::Graph step("euler step");
@@ -239,8 +241,9 @@ class Graph {
         using Stored = std::remove_cvref_t<decltype(s)>;
         auto& t = s.tensor();
         check_padded(t.name(), t.padding(), "padded access");
-        // Copies staged through the host take host holds on both blocks, and a buffer has one
-        // host hold at a time: they run one after another, and before the source's kernel.
+        // Copies staged through the host take host holds on both blocks, and a writing hold
+        // needs its rows alone (two transfers into one block may share corner rows): they run
+        // one after another, and before the source's kernel.
         Node* staged = nullptr;
         for (const auto& h : t.halo_transfers()) {
           Node& n = stage_graph().emplace([t = &t, h] { t->transfer(h); });
@@ -285,6 +288,7 @@ class Graph {
       connect(e);
       for (Node* h : into[b]) h->precede(*node);
       for (Node* h : out_of[b]) h->precede(*node);
+      std::apply([&](auto&... s) { (declare_block_access(*node, b, detail::launch_view(s)), ...); }, stored);
       record(e, GraphNodeRole::split, " [b" + std::to_string(b) + "]");
     }
     return *this;
@@ -304,7 +308,7 @@ class Graph {
       Node* node;
       if (tensor.space(b) != 0 && default_kind_ != ExecKind::cpu) {
         Device& device = tensor.memory().device(tensor.space(b));
-        node = &stage_graph().emplace_on(device.compute_stream(b % device.num_compute_streams()),
+        node = &stage_graph().emplace_on(device.block_stream(b),
                                          [&tensor, &result, b, reducer, map, slot](Stream&) {
                                            result.reset();
                                            detail::reduce_block<R>(nullptr, tensor, b, reducer, map, slot);
@@ -317,6 +321,7 @@ class Graph {
       }
       Entry e{node, {b}, key};
       connect(e);
+      declare_access(*node, tensor.buffer(b), Access::read);
       record(e, GraphNodeRole::reduce_partial, " [b" + std::to_string(b) + "]");
       parts.push_back(node);
     }
@@ -337,6 +342,15 @@ class Graph {
   void add_plain(Node& node, GraphNodeRole role);
   /// Adds edges from the previous level's nodes that `e` depends on.
   void connect(const Entry& e);
+  /// Declares that `node` accesses `buffer` in `mode`, and adds edges from the nodes of this
+  /// pass it must follow (the data layer's AccessOrder): conflicting nodes of one level run in
+  /// the order they were added, readers of one block together.
+  void declare_access(Node& node, const Buffer& buffer, Access mode);
+  template <typename V>
+  void declare_block_access(Node& node, std::size_t b, V& view) {
+    if constexpr (detail::is_tensor_argument<V>())
+      declare_access(node, detail::tensor_of(view).buffer(b), detail::access_of<V>());
+  }
   /// Puts `e` in the current level, with its role and default name (operation + suffix).
   void record(const Entry& e, GraphNodeRole role, std::string suffix);
   void keep_alive(std::shared_ptr<void> p);

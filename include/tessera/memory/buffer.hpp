@@ -88,12 +88,25 @@ class Buffer {
   ///   print(h[0]);
   ///   u.release();
   ///
-  /// Throws tessera::Error for rows out of range, a hold already taken (one per buffer), rows
-  /// never written (unless mode is write), or an access in flight that conflicts.
+  /// Holds may overlap where none of them writes: any number of host readers share the rows,
+  /// a host writer has them alone (the host threads of a graph level that read one tensor).
+  ///
+  /// Throws tessera::Error for rows out of range, a hold on overlapping rows where either
+  /// writes, rows never written (unless mode is write), or an access in flight that conflicts.
   std::future<void*> request(Access mode, RowRange rows);
   std::future<void*> request(Access mode) { return request(mode, all()); }
-  /// Ends the host hold taken by request(). Throws tessera::Error when there is none.
+  /// Ends the host hold that request(mode, rows) took. Throws tessera::Error when there is none.
+  ///
+  ///   u.release(tessera::Access::read, {0, 64});
+  void release(Access mode, RowRange rows);
+  void release(Access mode) { release(mode, all()); }
+  /// Ends the only host hold. Throws tessera::Error when there is none, or several (name the
+  /// one to end with release(mode, rows)).
   void release();
+
+  /// Equal for every handle to one array, distinct between arrays alive at once: the key
+  /// under which front ends record the accesses they declare (AccessLog).
+  const void* key() const noexcept { return state_.get(); }
 
   /// The rows the replica in `space` holds valid now (in call order: copies and kernels the
   /// bookkeeping already counts may still be running).

@@ -7,7 +7,7 @@
 #include <tessera/sched/detail/parallel_loop.hpp>
 #include <tessera/sched/node_graph.hpp>
 #include <tessera/sched/steal_strategy.hpp>
-#include <tessera/sched/trace.hpp>
+#include <tessera/core/trace.hpp>
 
 #include <chrono>
 #include <cstddef>
@@ -138,8 +138,6 @@ public:
   /// Runs every chunk of `plan` on the pool with the caller taking part; rethrows the first
   /// exception a chunk threw.
   void run_loop(const detail::LoopPlan& plan, detail::ChunkBody body, void* context);
-
-  detail::ExecutorImpl& impl() noexcept { return *impl_; }
 
 private:
   std::unique_ptr<detail::ExecutorImpl> impl_;

@@ -77,7 +77,7 @@ class AnyObject;
 ///   double* h = x.request(tessera::Access::write).get();     // host access
 ///   std::fill_n(h, 1024, 1.0);
 ///   x.release();
-///   rt.submit(tessera::Task::native("scale", tessera::TaskKind::gpu, scale, tessera::read_write(x)));
+///   rt.submit(tessera::native_task("scale", tessera::TaskKind::gpu, scale, tessera::read_write(x)));
 ///   std::vector<double> out(1024);
 ///   x.copy_to(out.data()).wait();                            // straight into `out`
 ///
@@ -130,7 +130,7 @@ public:
   ///
   ///   std::vector<double> in(x.size(), 1.0);
   ///   x.copy_from(in.data(), tessera::TaskKind::gpu);
-  ///   rt.submit(tessera::Task::native("scale", tessera::TaskKind::gpu, scale, tessera::read_write(x)));
+  ///   rt.submit(tessera::native_task("scale", tessera::TaskKind::gpu, scale, tessera::read_write(x)));
   TaskHandle copy_from(const T* source, TaskKind where = TaskKind::cpu);
 
   /// A type-erased handle to the same object.
@@ -145,7 +145,7 @@ private:
 /// parameter: a different element type or size is a tessera::Error.
 ///
 ///   tessera::AnyObject y = tessera::AnyObject::of<float>(rt, 256, "y");
-///   auto t = tessera::Task::native("fill", tessera::TaskKind::cpu,
+///   auto t = tessera::native_task("fill", tessera::TaskKind::cpu,
 ///                                  [](const tessera::TaskContext&, float* p) { p[0] = 1; }, tessera::write(y));
 class AnyObject : public detail::ObjectHandle {
 public:

@@ -21,6 +21,7 @@ class Executor;
 
 namespace detail {
 class TaskRuntimeImpl;
+class ObjectHandle;
 }
 
 struct TaskRuntimeOptions {
@@ -75,9 +76,10 @@ public:
   Scheduler& scheduler() noexcept;
   Executor& executor() noexcept;
 
+private:
+  friend class detail::ObjectHandle;  // objects join the runtime's dependency order
   detail::TaskRuntimeImpl& impl() noexcept { return *impl_; }
 
-private:
   std::unique_ptr<detail::TaskRuntimeImpl> impl_;
 };
 

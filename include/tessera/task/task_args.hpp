@@ -19,7 +19,7 @@ struct ObjectAccess {
 
 /// The task reads every element of `object`.
 ///
-///   tessera::Task::native("sum", tessera::TaskKind::cpu, sum, tessera::read(x, n), tessera::write(total));
+///   tessera::native_task("sum", tessera::TaskKind::cpu, sum, tessera::read(x, n), tessera::write(total));
 template <class T>
 ObjectAccess<T, Access::read> read(const HeteroObject<T>& object, std::size_t count = 0) {
   return {object.state(), count};

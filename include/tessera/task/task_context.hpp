@@ -12,11 +12,11 @@ class Device;
 class Executor;
 class Stream;
 
-/// Passed to native task bodies (Task::native). On the host and on sim devices the body *is*
+/// Passed to native task bodies (tessera::native_task). On the host and on sim devices the body *is*
 /// the work and runs on a worker or on the sim stream's thread; on a CUDA device the body runs
 /// on a host thread and *enqueues* the work on `cuda_stream()` (a library call such as cuBLAS).
 ///
-///   auto t = tessera::Task::native("gemm", tessera::TaskKind::gpu,
+///   auto t = tessera::native_task("gemm", tessera::TaskKind::gpu,
 ///       [n](const tessera::TaskContext& ctx, const double* a, const double* b, double* c) {
 ///         if (ctx.cuda_stream() != nullptr) gemm_on_gpu(ctx.cuda_stream(), n, a, b, c);
 ///         else gemm_on_cpu(n, a, b, c);

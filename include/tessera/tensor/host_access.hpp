@@ -21,14 +21,15 @@ namespace tessera {
 ///     h.at({-1, 0}) = 2.0f;    // the left outer padding of row 0
 ///   }                          // released: kernels may use the blocks again
 ///
-/// One host hold per buffer: while it lives, other host requests on the tensor (get, set,
-/// fill_from, another host()) throw tessera::Error.
+/// Host readers share the tensor (several host(Access::read) at once, get); while a writing
+/// HostAccess lives, other host requests on the tensor (get, set, fill_from, another host())
+/// throw tessera::Error, and so does a writing one while readers hold.
 template <typename T, std::size_t D, Layout L>
 class HostAccess {
  public:
   using view_type = typename LayoutTraits<T, L>::view_type;
 
-  HostAccess(const Tensor<T, D, L>& tensor, Access mode) : tensor_(&tensor) {
+  HostAccess(const Tensor<T, D, L>& tensor, Access mode) : tensor_(&tensor), mode_(mode) {
     // Request every block first, then wait: the copies from devices run concurrently.
     std::vector<std::future<void*>> pending;
     pending.reserve(tensor.num_blocks());
@@ -36,13 +37,15 @@ class HostAccess {
       for (std::size_t b = 0; b < tensor.num_blocks(); ++b) pending.push_back(tensor.buffer(b).request(mode));
       for (auto& f : pending) bases_.push_back(static_cast<std::byte*>(f.get()));
     } catch (...) {
-      for (std::size_t b = 0; b < pending.size(); ++b) tensor.buffer(b).release();
+      for (std::size_t b = 0; b < pending.size(); ++b) tensor.buffer(b).release(mode);
       throw;
     }
   }
   HostAccess(const HostAccess&) = delete;
   HostAccess& operator=(const HostAccess&) = delete;
-  HostAccess(HostAccess&& o) noexcept : tensor_(o.tensor_), bases_(std::move(o.bases_)) { o.tensor_ = nullptr; }
+  HostAccess(HostAccess&& o) noexcept : tensor_(o.tensor_), mode_(o.mode_), bases_(std::move(o.bases_)) {
+    o.tensor_ = nullptr;
+  }
   HostAccess& operator=(HostAccess&&) = delete;
   ~HostAccess() { release(); }
 
@@ -51,7 +54,7 @@ class HostAccess {
     if (!tensor_) return;
     for (std::size_t b = 0; b < bases_.size(); ++b) {
       try {
-        tensor_->buffer(b).release();
+        tensor_->buffer(b).release(mode_);
       } catch (...) {  // a destructor must not throw; release only fails without a hold
       }
     }
@@ -73,6 +76,7 @@ class HostAccess {
 
  private:
   const Tensor<T, D, L>* tensor_;
+  Access mode_;
   std::vector<std::byte*> bases_;
 };
 

@@ -111,7 +111,7 @@ class Tensor {
     const std::size_t row = row_of(b, i);
     auto* base = static_cast<std::byte*>(buffers_[b].request(Access::read, {row, row + 1}).get());
     const T value = BlockView<T, D, L>{base, geometry_[b]}.at(i - geometry_[b].interior.lo);
-    buffers_[b].release();
+    buffers_[b].release(Access::read, {row, row + 1});
     return value;
   }
   /// Writes one site (its owning block's copy; padding copies elsewhere follow at the next
@@ -123,7 +123,7 @@ class Tensor {
     const std::size_t row = row_of(b, i);
     auto* base = static_cast<std::byte*>(buffers_[b].request(Access::read_write, {row, row + 1}).get());
     BlockView<T, D, L>{base, geometry_[b]}.at(i - geometry_[b].interior.lo) = value;
-    buffers_[b].release();
+    buffers_[b].release(Access::read_write, {row, row + 1});
   }
 
   /// Copies a dense host array of size().volume() values (x fastest) into the interior.

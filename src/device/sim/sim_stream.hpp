@@ -2,7 +2,7 @@
 // A stream of a simulated device: one thread that runs its queue in order. While an executor
 // records a trace, the stream times each piece of work into a track of its own.
 
-#include "../../sched/trace_sources.hpp"
+#include "../../core/trace_sources.hpp"
 
 #include <tessera/device/stream.hpp>
 

@@ -3,6 +3,7 @@
 // (the kernel templates derive from TaskState); only the runtime (src/task) touches the fields.
 
 #include <tessera/memory/access.hpp>
+#include <tessera/memory/access_log.hpp>
 #include <tessera/memory/buffer.hpp>
 #include <tessera/sched/detail/task.hpp>
 #include <tessera/task/detail/spin_lock.hpp>
@@ -19,6 +20,7 @@
 #include <new>
 #include <string>
 #include <typeinfo>
+#include <utility>
 #include <vector>
 
 namespace tessera {
@@ -30,6 +32,28 @@ namespace tessera::detail {
 
 class TaskRuntimeImpl;
 class TaskState;
+
+/// A counted reference to a task: what an object's access log keeps of the tasks that later
+/// tasks must follow.
+class TaskRef {
+ public:
+  TaskRef() = default;
+  explicit TaskRef(TaskState* t) noexcept;
+  TaskRef(const TaskRef& other) noexcept;
+  TaskRef(TaskRef&& other) noexcept : task_(std::exchange(other.task_, nullptr)) {}
+  TaskRef& operator=(TaskRef other) noexcept {
+    std::swap(task_, other.task_);
+    return *this;
+  }
+  ~TaskRef();
+  TaskState* get() const noexcept { return task_; }
+  friend bool operator==(const TaskRef& a, const TaskRef& b) noexcept { return a.task_ == b.task_; }
+
+ private:
+  TaskState* task_ = nullptr;
+};
+/// A finished reader needs no edge any more (AccessLog prunes it).
+bool access_done(const TaskRef& t) noexcept;
 
 /// One HeteroObject: its Buffer (rows are elements) and the tasks its accesses must follow.
 struct ObjectState {
@@ -45,13 +69,11 @@ struct ObjectState {
   const std::size_t element_bytes;
   const std::size_t count;
 
-  // Implicit dependencies (PREMA §3.1.2), under `lock`: the last task that writes, and the
-  // readers submitted since. Both hold a reference to their tasks; a task that finishes well
-  // takes itself out when it can (TaskRuntimeImpl::leave_dependency_lists).
+  // Implicit dependencies (PREMA §3.1.2), under `lock`: the data layer's access log, holding a
+  // reference to the tasks later ones must follow; a task that finishes well takes itself out
+  // when it can (TaskRuntimeImpl::leave_dependency_lists).
   SpinLock lock;
-  TaskState* last_writer = nullptr;
-  std::vector<TaskState*> readers;
-  std::size_t prune_readers_at = 32;
+  AccessLog<TaskRef> accesses;
   TaskState* hold = nullptr;  // the host's request, until release()
   // The task that accessed the object last (written under `lock`, never dereferenced through
   // this): a completing task that is not it has been replaced in the lists or soon will be,
@@ -147,5 +169,14 @@ public:
   std::size_t space = 0;  // where it ran: 0 host, i accelerator i - 1
   Device* device = nullptr;
 };
+
+inline TaskRef::TaskRef(TaskState* t) noexcept : task_(t) {
+  if (task_ != nullptr) task_->retain();
+}
+inline TaskRef::TaskRef(const TaskRef& other) noexcept : TaskRef(other.task_) {}
+inline TaskRef::~TaskRef() {
+  if (task_ != nullptr) task_->release();
+}
+inline bool access_done(const TaskRef& t) noexcept { return t.get() != nullptr && t.get()->finished(); }
 
 }  // namespace tessera::detail

@@ -1,6 +1,6 @@
 #pragma once
 // Internal: reading and writing scattered sites of one block on the host, holding only the rows
-// they lie in (one hold at a time, as Buffer allows). Boundary loaders and host-staged halo
+// they lie in (readers share rows, a writer holds them alone, as Buffer allows). Boundary loaders and host-staged halo
 // copies are built from these two.
 
 #include <algorithm>
@@ -23,13 +23,14 @@ namespace tessera::detail {
 /// buffer usable.
 class HostHold {
  public:
-  HostHold(Buffer& b, Access mode, RowRange rows) : buffer_(b), base_(static_cast<std::byte*>(b.request(mode, rows).get())) {}
+  HostHold(Buffer& b, Access mode, RowRange rows)
+      : buffer_(b), mode_(mode), rows_(rows), base_(static_cast<std::byte*>(b.request(mode, rows).get())) {}
   HostHold(Buffer& b, Access mode) : HostHold(b, mode, b.all()) {}
   HostHold(const HostHold&) = delete;
   HostHold& operator=(const HostHold&) = delete;
   ~HostHold() {
     try {
-      buffer_.release();
+      buffer_.release(mode_, rows_);
     } catch (...) {  // only fails without a hold, which the constructor took
     }
   }
@@ -37,6 +38,8 @@ class HostHold {
 
  private:
   Buffer& buffer_;
+  Access mode_;
+  RowRange rows_;
   std::byte* base_;
 };
 

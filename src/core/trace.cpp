@@ -1,5 +1,5 @@
 #include <tessera/core/error.hpp>
-#include <tessera/sched/trace.hpp>
+#include <tessera/core/trace.hpp>
 
 #include <cstdio>
 #include <fstream>

@@ -3,7 +3,7 @@
 // register here for their lifetime; while any executor records, they time their work, and
 // stop_trace() drains them into tracks of their own.
 
-#include <tessera/sched/trace.hpp>
+#include <tessera/core/trace.hpp>
 
 #include <atomic>
 #include <chrono>
