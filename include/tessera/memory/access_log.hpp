@@ -56,11 +56,13 @@ class AccessLog {
   /// `on_dependency(const Token& earlier, Hazard)` once for each earlier access it must follow
   /// (once per token, with read_after_write where one of several reasons is that).
   template <typename OnDependency>
-  void declare(const Token& who, Access mode, RowRange rows, OnDependency&& on_dependency) {
+  void declare(Token who, Access mode, RowRange rows, OnDependency&& on_dependency) {
     if (rows.empty()) return;
-    // The common case of whole-object accesses (tasks): one segment, exactly these rows.
+    // The common case of whole-object accesses (tasks): one segment, exactly these rows, kept
+    // (with its reader list's capacity) even when forget empties it. Nothing is allocated.
+    if (segments_.empty()) segments_.push_back(Segment{rows, std::nullopt, {}, first_prune_});
     if (segments_.size() == 1 && segments_.front().rows == rows) {
-      apply(segments_.front(), who, mode, on_dependency);
+      apply(segments_.front(), std::move(who), mode, on_dependency);
       return;
     }
     found_.clear();
@@ -72,7 +74,8 @@ class AccessLog {
         }
       found_.emplace_back(earlier, h);
     };
-    std::vector<Segment> out;
+    std::vector<Segment>& out = spare_;
+    out.clear();
     out.reserve(segments_.size() + 2);
     std::size_t next = rows.begin;  // the first row of `rows` not yet given a segment
     auto fill_to = [&](std::size_t end) {
@@ -101,7 +104,9 @@ class AccessLog {
       if (s.rows.end > rows.end) out.push_back(piece(s, {rows.end, s.rows.end}));
     }
     fill_to(rows.end);
-    segments_ = merge(std::move(out));
+    merge(out);
+    std::swap(segments_, spare_);
+    spare_.clear();
     for (const auto& [token, hazard] : found_) on_dependency(token, hazard);
     found_.clear();
   }
@@ -122,14 +127,16 @@ class AccessLog {
         found = true;
       }
     }
-    std::erase_if(segments_, [](const Segment& s) { return !s.writer && s.readers.empty(); });
+    if (segments_.size() > 1) std::erase_if(segments_, [](const Segment& s) { return s.idle(); });
     return found;
   }
 
   /// Forgets everything: later accesses follow nothing declared before.
   void clear() { segments_.clear(); }
   /// Whether no access is remembered.
-  bool empty() const noexcept { return segments_.empty(); }
+  bool empty() const noexcept {
+    return std::all_of(segments_.begin(), segments_.end(), [](const Segment& s) { return s.idle(); });
+  }
   /// Row segments with distinct histories (a measure of fragmentation, for tests).
   std::size_t num_segments() const noexcept { return segments_.size(); }
 
@@ -139,16 +146,17 @@ class AccessLog {
     std::optional<Token> writer;
     std::vector<Token> readers;
     std::size_t prune_at;
+    bool idle() const noexcept { return !writer && readers.empty(); }
   };
   static constexpr std::size_t first_prune_ = 32;
 
   static Segment piece(const Segment& s, RowRange rows) { return Segment{rows, s.writer, s.readers, s.prune_at}; }
 
-  template <typename OnDependency>
-  static void apply(Segment& s, const Token& who, Access mode, OnDependency& on_dependency) {
+  template <typename T, typename OnDependency>
+  static void apply(Segment& s, T&& who, Access mode, OnDependency& on_dependency) {
     if (!access_writes(mode)) {
       if (s.writer) on_dependency(*s.writer, Hazard::read_after_write);
-      s.readers.push_back(who);
+      s.readers.push_back(std::forward<T>(who));
       if (s.readers.size() >= s.prune_at) prune(s);
       return;
     }
@@ -157,7 +165,7 @@ class AccessLog {
     for (const Token& r : s.readers) on_dependency(r, Hazard::write_after_read);
     s.readers.clear();
     s.prune_at = first_prune_;
-    s.writer = who;
+    s.writer = std::forward<T>(who);
   }
 
   // Finished readers need no edge any more; dropped once the list has doubled, so a long run of
@@ -169,23 +177,24 @@ class AccessLog {
 
   // Neighbours with the same history become one segment again (a write over many segments
   // leaves them all alike).
-  static std::vector<Segment> merge(std::vector<Segment> in) {
-    std::vector<Segment> out;
-    out.reserve(in.size());
-    for (Segment& s : in) {
-      if (!out.empty()) {
-        Segment& last = out.back();
-        if (last.rows.end == s.rows.begin && last.writer == s.writer && last.readers == s.readers) {
-          last.rows.end = s.rows.end;
+  static void merge(std::vector<Segment>& v) {
+    std::size_t kept = 0;
+    for (std::size_t i = 0; i < v.size(); ++i) {
+      if (kept > 0) {
+        Segment& last = v[kept - 1];
+        if (last.rows.end == v[i].rows.begin && last.writer == v[i].writer && last.readers == v[i].readers) {
+          last.rows.end = v[i].rows.end;
           continue;
         }
       }
-      out.push_back(std::move(s));
+      if (kept != i) v[kept] = std::move(v[i]);
+      ++kept;
     }
-    return out;
+    v.erase(v.begin() + static_cast<std::ptrdiff_t>(kept), v.end());
   }
 
   std::vector<Segment> segments_;  // disjoint, in row order
+  std::vector<Segment> spare_;     // the next segments_, built beside it; kept for its capacity
   std::vector<std::pair<Token, Hazard>> found_;
 };
 
