@@ -1,5 +1,5 @@
 // tessera-bench-graph [--json FILE] [--quick] [--size N] [--weak N] [--steps K] [--reps R]
-// SUITE=graph (issue 5): the Euler shock-bubble solver (apps/euler2d), one step a tessera::Graph
+// SUITE=graph: the Euler shock-bubble solver (apps/euler2d), one step a tessera::Graph
 // (Ripple Listing 12) run with run_n, in strong scaling (an N x N grid over 1, 2, 4 partitions)
 // and weak scaling (N x N cells per partition, the grid growing along y) on `host` (partitions
 // of one tensor on the host's workers) and `sim:P` (one partition per simulated device), each

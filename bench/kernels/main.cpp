@@ -1,5 +1,5 @@
 // tessera-bench-kernels [--json FILE] [--quick] [--only saxpy|particles|flux|cuda]
-// for_each kernels against hand-written OpenMP loops (issue 4), each row with its baseline and
+// for_each kernels against hand-written OpenMP loops, each row with its baseline and
 // the STREAM triad timed in the same interleaved rounds. Exits 1 when a tessera result differs
 // from its baseline's.
 #include "baselines.hpp"

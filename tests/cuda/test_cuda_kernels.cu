@@ -11,19 +11,14 @@
 
 #include <vector>
 
+#include "../layout/layout_test_types.hpp"
 #include "cuda_test_support.hpp"
 
 using namespace tessera;
 
 namespace {
 
-template <typename T, typename S = Owned>
-struct Particle : Record<S, Vector<T, 3>, Vector<T, 3>> {
-  TESSERA_RECORD(Particle)
-  TESSERA_FIELD(position, 0)
-  TESSERA_FIELD(velocity, 1)
-  TESSERA_HOST_DEVICE void update(T dt) { position() += velocity() * dt; }
-};
+using layout_test::Particle;  // the one test Particle (docs/layout.md)
 
 Particle<float> initial(std::size_t k) {
   const float f = static_cast<float>(k % 1000);

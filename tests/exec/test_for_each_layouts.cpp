@@ -13,13 +13,7 @@ using namespace tessera;
 
 namespace {
 
-template <typename T, typename S = Owned>
-struct Particle : Record<S, Vector<T, 3>, Vector<T, 3>> {
-  TESSERA_RECORD(Particle)
-  TESSERA_FIELD(position, 0)
-  TESSERA_FIELD(velocity, 1)
-  TESSERA_HOST_DEVICE void update(T dt) { position() += velocity() * dt; }
-};
+using tensor_test::Particle;
 
 class ForEachLayouts : public tensor_test::OnDevices {
  protected:

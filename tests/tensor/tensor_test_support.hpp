@@ -9,19 +9,16 @@
 
 #include <gtest/gtest.h>
 
+#include "../layout/layout_test_types.hpp"
+
 #include <cstdint>
 #include <memory>
 #include <string>
 
 namespace tensor_test {
 
-// The Particle example of record.hpp.
-template <typename T, typename S = tessera::Owned>
-struct Particle : tessera::Record<S, tessera::Vector<T, 3>, tessera::Vector<T, 3>> {
-  TESSERA_RECORD(Particle)
-  TESSERA_FIELD(position, 0)
-  TESSERA_FIELD(velocity, 1)
-};
+// The one test Particle: the docs' example (docs/layout.md), shared by every layer's tests.
+using layout_test::Particle;
 
 /// A DeviceSet and MemoryManager per test, selected by the test parameter.
 class OnDevices : public ::testing::TestWithParam<std::string> {
