@@ -28,6 +28,22 @@
 #define TESSERA_NO_EXEC_CHECK
 #endif
 
+// Templates whose bodies differ between nvcc (a CUDA launch) and a host compiler (an error that
+// says to compile with nvcc) take a last template parameter defaulted to build_variant, a type
+// that differs between the two. Their instantiations then have different names, so a program
+// that links a .cu and a .cpp user of one kernel keeps both bodies (ODR-safe) instead of one
+// silently replacing the other.
+#if defined(__CUDACC__)
+#define TESSERA_BUILD_VARIANT with_cuda
+#else
+#define TESSERA_BUILD_VARIANT host_only
+#endif
+namespace tessera::detail {
+inline namespace TESSERA_BUILD_VARIANT {
+struct build_variant {};
+}  // namespace TESSERA_BUILD_VARIANT
+}  // namespace tessera::detail
+
 #if defined(_MSC_VER)
 #define TESSERA_FORCE_INLINE __forceinline
 #else

@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "tessera/core/error.hpp"
+#include "tessera/core/host_device.hpp"
 #include "tessera/device/device.hpp"
 #include "tessera/device/stream.hpp"
 #include "tessera/exec/detail/block_launch.hpp"
@@ -170,7 +171,7 @@ std::size_t check_kernel_arguments(const char* what, const ExecOptions& options,
 /// kernel alone; the memory layer orders later accesses to its tensors after it. A host block
 /// runs now, on `executor`'s workers with the caller taking part (on the caller alone when
 /// `executor` is null), and the call returns no event.
-template <typename F, typename... A>
+template <typename F, typename... A, typename Variant = build_variant>
 std::optional<Event> launch_block(Executor* executor, const ExecOptions& options, std::size_t b, F& kernel,
                                   A&&... args) {
   constexpr const char* what = "tessera::for_each";
@@ -274,7 +275,7 @@ std::optional<Event> launch_block(Executor* executor, const ExecOptions& options
 /// Runs `kernel` at every interior site of the tensor arguments (see the top of this file).
 /// Throws tessera::Error when no argument is a tensor, tensors differ in sizes, partitions or
 /// placement, or a block is on a CUDA device and this call was not compiled by nvcc.
-template <typename F, typename... A>
+template <typename F, typename... A, typename Variant = detail::build_variant>
   requires(!std::is_same_v<std::remove_cvref_t<F>, ExecOptions>)
 void for_each(Executor& executor, const ExecOptions& options, F&& kernel, A&&... args) {
   static_assert((detail::is_tensor_argument<A>() || ...),
@@ -294,7 +295,7 @@ void for_each(Executor& executor, const ExecOptions& options, F&& kernel, A&&...
 }
 
 /// for_each with default ExecOptions.
-template <typename F, typename... A>
+template <typename F, typename... A, typename Variant = detail::build_variant>
   requires(!std::is_same_v<std::remove_cvref_t<F>, ExecOptions>)
 void for_each(Executor& executor, F&& kernel, A&&... args) {
   for_each(executor, ExecOptions{}, std::forward<F>(kernel), std::forward<A>(args)...);

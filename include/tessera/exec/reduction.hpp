@@ -158,7 +158,7 @@ namespace detail {
 /// (tensor.space(b)'s stream b % streams, as for_each uses) and `*slot` is written when the
 /// stream gets there; a host block (or any block, with `on_host`) is reduced now, on
 /// `executor`'s workers (the caller alone when null).
-template <typename R, TensorLike Tn, typename Reducer, typename Map>
+template <typename R, TensorLike Tn, typename Reducer, typename Map, typename Variant = build_variant>
 void reduce_block(Executor* executor, Tn& tensor, std::size_t b, const Reducer& reducer, const Map& map, R* slot,
                   bool on_host = false) {
   constexpr std::size_t D = Tn::dims;
@@ -203,7 +203,8 @@ void reduce_block(Executor* executor, Tn& tensor, std::size_t b, const Reducer& 
 /// Folds `map(it)` over every interior site of `tensor` with `reducer` (Sum, Max, Min, or any
 /// type with the same two members) into `result`, which is complete on return. Blocks on CUDA
 /// devices need this call compiled by nvcc.
-template <TensorLike Tn, typename R, typename Reducer, typename Map = detail::SiteValue>
+template <TensorLike Tn, typename R, typename Reducer, typename Map = detail::SiteValue,
+          typename Variant = detail::build_variant>
 void reduce(Executor& executor, Tn& tensor, ReductionResult<R>& result, const Reducer& reducer, const Map& map = {}) {
   result.reset();
   const std::size_t blocks = tensor.num_blocks();

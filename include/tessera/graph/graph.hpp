@@ -35,6 +35,7 @@
 #include <vector>
 
 #include "tessera/core/error.hpp"
+#include "tessera/core/host_device.hpp"
 #include "tessera/exec/exec_options.hpp"
 #include "tessera/exec/for_each.hpp"
 #include "tessera/exec/reduction.hpp"
@@ -141,25 +142,27 @@ class Graph {
 
   /// One node per block running `kernel` over the tensor arguments (as for_each does), in the
   /// current level. Leading ExecKind or ExecOptions arguments override the graph's defaults.
-  template <class... A>
+  template <class... A, class Variant = detail::build_variant>
   Graph& split(A&&... a) {
     return add_split(false, std::forward<A>(a)...);
   }
   /// As split, as a new level: block b's node waits for block b's nodes of the current level
   /// (and its non-tensor nodes), not for other blocks'.
-  template <class... A>
+  template <class... A, class Variant = detail::build_variant>
   Graph& then_split(A&&... a) {
     return add_split(true, std::forward<A>(a)...);
   }
   /// Per-block partial reductions of `map(it)` with `reducer`, each starting as soon as its
   /// block is ready, and a final node that combines them in block order into `result` and
   /// marks it complete (Ripple figure 4), in the current level.
-  template <TensorLike Tn, class R, class Reducer, class Map = detail::SiteValue>
+  template <TensorLike Tn, class R, class Reducer, class Map = detail::SiteValue,
+            class Variant = detail::build_variant>
   Graph& reduce(Tn& tensor, ReductionResult<R>& result, const Reducer& reducer, const Map& map = {}) {
     return add_reduce(false, tensor, result, reducer, map);
   }
   /// As reduce, as a new level.
-  template <TensorLike Tn, class R, class Reducer, class Map = detail::SiteValue>
+  template <TensorLike Tn, class R, class Reducer, class Map = detail::SiteValue,
+            class Variant = detail::build_variant>
   Graph& then_reduce(Tn& tensor, ReductionResult<R>& result, const Reducer& reducer, const Map& map = {}) {
     return add_reduce(true, tensor, result, reducer, map);
   }
@@ -203,7 +206,8 @@ class Graph {
  private:
   using Entry = detail::GraphEntry;
 
-  template <class First, class... Rest>
+  // Each template that reaches a kernel launch carries detail::build_variant (core/host_device.hpp).
+  template <class First, class... Rest, class Variant = detail::build_variant>
   Graph& add_split(bool new_level, First&& first, Rest&&... rest) {
     using F0 = std::remove_cvref_t<First>;
     if constexpr (std::is_same_v<F0, ExecKind>) {
@@ -221,7 +225,7 @@ class Graph {
     }
   }
 
-  template <class F, class... A>
+  template <class F, class... A, class Variant = detail::build_variant>
   Graph& add_kernel(bool new_level, const ExecOptions& options, F&& kernel, A&&... args) {
     static_assert((detail::is_graph_tensor_argument<A>() || ...),
                   "Graph::split needs at least one tensor argument to split over");
@@ -294,7 +298,7 @@ class Graph {
     return *this;
   }
 
-  template <TensorLike Tn, class R, class Reducer, class Map>
+  template <TensorLike Tn, class R, class Reducer, class Map, class Variant = detail::build_variant>
   Graph& add_reduce(bool new_level, Tn& tensor, ReductionResult<R>& result, const Reducer& reducer, const Map& map) {
     const std::size_t blocks = tensor.num_blocks();
     const std::size_t key = detail::partitioning_key(tensor);
