@@ -5,12 +5,12 @@
 #include <tessera/device/stream.hpp>
 #include <tessera/exec/access_graph.hpp>
 #include <tessera/memory/access_log.hpp>
+#include <tessera/memory/detail/host_holds.hpp>
 #include <tessera/memory/memory_manager.hpp>
 #include <tessera/sched/executor.hpp>
 #include <tessera/sched/node_graph.hpp>
 
 #include <algorithm>
-#include <tuple>
 #include <utility>
 
 namespace tessera {
@@ -25,30 +25,6 @@ struct AccessGraph::State {
 namespace {
 
 RowRange rows_of(const BufferAccess& a) { return a.rows.value_or(a.buffer.all()); }
-
-/// Host holds on a node's buffers, released on every exit path (the body may throw).
-class HostHolds {
- public:
-  HostHolds() = default;
-  HostHolds(const HostHolds&) = delete;
-  HostHolds& operator=(const HostHolds&) = delete;
-  ~HostHolds() {
-    for (auto& [buffer, mode, rows] : held_) {
-      try {
-        buffer.release(mode, rows);
-      } catch (...) {  // only fails without the hold, which take() made
-      }
-    }
-  }
-  void* take(Buffer buffer, Access mode, RowRange rows) {
-    void* base = buffer.request(mode, rows).get();
-    held_.emplace_back(std::move(buffer), mode, rows);
-    return base;
-  }
-
- private:
-  std::vector<std::tuple<Buffer, Access, RowRange>> held_;
-};
 
 }  // namespace
 
@@ -107,12 +83,11 @@ void AccessGraph::order(Node& node, const std::vector<BufferAccess>& accesses) {
 
 Node& AccessGraph::host(std::string name, std::vector<BufferAccess> accesses, NodeBody body) {
   check(name, accesses, body);
-  Node& n = state_->nodes.emplace([accesses, body = std::move(body), label = name] {
-    HostHolds holds;
+  Node& n = state_->nodes.emplace([accesses, body = std::move(body), label = name]() mutable {
+    detail::HostHolds holds;
     std::vector<void*> bases;
     bases.reserve(accesses.size());
-    // Requested together, then waited for: copies from several devices overlap.
-    for (const BufferAccess& a : accesses) bases.push_back(holds.take(a.buffer, a.mode, rows_of(a)));
+    for (BufferAccess& a : accesses) bases.push_back(holds.hold(a.buffer, a.mode, rows_of(a)));
     body(NodeData(label, std::move(bases), nullptr, 0));
   });
   n.name(name);

@@ -4,7 +4,9 @@
 // compiler; each carries detail::build_variant, so both instantiations survive the link.
 
 #include <tessera/core/host_device.hpp>
+#include <tessera/exec/for_each.hpp>
 #include <tessera/exec/reduction.hpp>
+#include <tessera/graph/graph.hpp>
 #include <tessera/sched/executor.hpp>
 #include <tessera/tensor/tensor.hpp>
 
@@ -17,7 +19,21 @@ struct Doubling {
   }
 };
 
-/// for_each, Graph::split and reduce with Doubling and Sum, compiled by nvcc.
+/// for_each, Graph::split and reduce with Doubling and Sum. A template with the build variant as
+/// its last parameter, as tessera's own are: an inline function here would be one name with two
+/// bodies, the very bug this test guards against.
+template <typename Variant = tessera::detail::build_variant>
+float double_twice_and_sum(tessera::Executor& ex, tessera::Tensor<float, 1>& t) {
+  tessera::for_each(ex, Doubling{}, t);
+  tessera::Graph g("double");
+  g.split(Doubling{}, t);
+  g.run(ex).get();
+  tessera::ReductionResult<float> sum;
+  tessera::reduce(ex, t, sum, tessera::Sum{});
+  return sum.value();
+}
+
+/// double_twice_and_sum compiled by nvcc (odr_user_cuda.cu).
 float double_twice_and_sum_cuda(tessera::Executor& ex, tessera::Tensor<float, 1>& t);
 /// The same calls compiled by the host compiler.
 float double_twice_and_sum_host(tessera::Executor& ex, tessera::Tensor<float, 1>& t);

@@ -33,6 +33,7 @@
 #include "tessera/exec/detail/cuda_block.hpp"
 #include "tessera/exec/exec_options.hpp"
 #include "tessera/exec/tensor_concept.hpp"
+#include "tessera/memory/detail/host_holds.hpp"
 #include "tessera/memory/memory_manager.hpp"
 #include "tessera/sched/executor.hpp"
 
@@ -68,25 +69,6 @@ class DevicePreparations {
   std::size_t space_;
   Stream& stream_;
   std::vector<std::pair<Buffer*, Access>> open_;
-};
-
-/// Holds host requests on a block's tensors and releases them on every exit path.
-class HostHolds {
- public:
-  HostHolds() = default;
-  HostHolds(const HostHolds&) = delete;
-  HostHolds& operator=(const HostHolds&) = delete;
-  ~HostHolds() {
-    for (const auto& [buffer, mode] : held_) buffer->release(mode);
-  }
-  std::byte* hold(Buffer& b, Access mode) {
-    void* p = b.request(mode).get();
-    held_.emplace_back(&b, mode);
-    return static_cast<std::byte*>(p);
-  }
-
- private:
-  std::vector<std::pair<Buffer*, Access>> held_;
 };
 
 template <typename... A>
