@@ -16,6 +16,8 @@
 
 #include <gtest/gtest.h>
 
+#include "../support/backends.hpp"
+
 #include <array>
 #include <cstdint>
 #include <cstring>
@@ -212,12 +214,7 @@ TEST_P(AccessGraphTest, BadDeclarationsAreErrors) {
          {"node 'n' asked for buffer 1 but declared 1"});
 }
 
-INSTANTIATE_TEST_SUITE_P(Backends, AccessGraphTest, ::testing::Values("host", "sim:1:64MiB", "sim:4:64MiB"),
-                         [](const auto& p) {
-                           std::string s = std::string(p.param).substr(0, std::string(p.param).find(':', 4));
-                           for (char& c : s)
-                             if (c == ':') c = '_';
-                           return s;
-                         });
+INSTANTIATE_TEST_SUITE_P(Backends, AccessGraphTest, ::testing::ValuesIn(test_backends::specs),
+                         [](const auto& p) { return test_backends::name(p.param); });
 
 }  // namespace

@@ -7,13 +7,15 @@
 
 #include <gtest/gtest.h>
 
+#include "../support/backends.hpp"
+
 #include <chrono>
 #include <string>
 
 namespace task_test {
 
-/// Every task test runs on the host alone, on one simulated device and on four.
-inline const char* const backends[] = {"host", "sim:1", "sim:4"};
+/// Every task test runs on the backends every layer's tests share (tests/support/backends.hpp).
+inline const auto& backends = test_backends::specs;
 
 inline tessera::DeviceSet devices_for(const std::string& spec) {
   if (spec.rfind("sim:", 0) == 0) {

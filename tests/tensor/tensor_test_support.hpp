@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include "../layout/layout_test_types.hpp"
+#include "../support/backends.hpp"
 
 #include <cstdint>
 #include <memory>
@@ -43,14 +44,11 @@ class OnDevices : public ::testing::TestWithParam<std::string> {
 };
 
 inline std::string device_name(const ::testing::TestParamInfo<std::string>& info) {
-  std::string s = info.param.substr(0, info.param.find(':', 4));
-  for (char& c : s)
-    if (c == ':') c = '_';
-  return s;
+  return test_backends::name(info.param);
 }
 
 #define TENSOR_TEST_ON_DEVICES(Suite) \
-  INSTANTIATE_TEST_SUITE_P(Devices, Suite, ::testing::Values("host", "sim:1:64MiB", "sim:4:64MiB"), tensor_test::device_name)
+  INSTANTIATE_TEST_SUITE_P(Devices, Suite, ::testing::ValuesIn(test_backends::spec_strings), tensor_test::device_name)
 
 /// The value of interior site i: distinct, exact in float for the sizes the tests use.
 template <std::size_t D>
