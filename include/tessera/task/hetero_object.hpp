@@ -146,7 +146,7 @@ private:
 ///
 ///   tessera::AnyObject y = tessera::AnyObject::of<float>(rt, 256, "y");
 ///   auto t = tessera::native_task("fill", tessera::TaskKind::cpu,
-///                                  [](const tessera::TaskContext&, float* p) { p[0] = 1; }, tessera::write(y));
+///                                 [](const tessera::TaskContext&, float* p) { p[0] = 1; }, tessera::write(y));
 class AnyObject : public detail::ObjectHandle {
 public:
   AnyObject(TaskRuntime& runtime, std::size_t count, std::size_t element_bytes, const std::type_info& type,
