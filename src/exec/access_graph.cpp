@@ -10,7 +10,6 @@
 #include <tessera/sched/executor.hpp>
 #include <tessera/sched/node_graph.hpp>
 
-#include <algorithm>
 #include <utility>
 
 namespace tessera {
@@ -74,11 +73,8 @@ void AccessGraph::check(const std::string& name, const std::vector<BufferAccess>
 
 void AccessGraph::order(Node& node, const std::vector<BufferAccess>& accesses) {
   for (const BufferAccess& a : accesses)
-    state_->order.declare(&node, a.buffer, a.mode, rows_of(a), [&node](Node* earlier, Hazard) {
-      if (earlier == &node) return;
-      const auto after = earlier->successors();
-      if (std::find(after.begin(), after.end(), &node) == after.end()) earlier->precede(node);
-    });
+    state_->order.declare(&node, a.buffer, a.mode, rows_of(a),
+                          [&node](Node* earlier, Hazard) { earlier->precede_once(node); });
 }
 
 Node& AccessGraph::host(std::string name, std::vector<BufferAccess> accesses, NodeBody body) {

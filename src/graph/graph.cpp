@@ -116,11 +116,7 @@ void Graph::connect(const Entry& e) {
 }
 
 void Graph::declare_access(Node& node, const Buffer& buffer, Access mode) {
-  stage().accesses.declare(&node, buffer, mode, [&node](Node* earlier, Hazard) {
-    if (earlier == &node) return;
-    const auto& after = earlier->successors();
-    if (std::find(after.begin(), after.end(), &node) == after.end()) earlier->precede(node);
-  });
+  stage().accesses.declare(&node, buffer, mode, [&node](Node* earlier, Hazard) { earlier->precede_once(node); });
 }
 
 void Graph::record(const Entry& e, GraphNodeRole role, std::string suffix) {

@@ -51,6 +51,11 @@ Node& Node::precede(Node& other) {
   return *this;
 }
 
+Node& Node::precede_once(Node& other) {
+  if (&other == this || std::find(successors_.begin(), successors_.end(), &other) != successors_.end()) return *this;
+  return precede(other);
+}
+
 Node& Node::succeed(Node& other) {
   other.precede(*this);
   return *this;

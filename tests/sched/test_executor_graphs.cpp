@@ -79,6 +79,25 @@ TEST(Executor, RunNHundredsOfTimesCountsEveryNode) {
   for (auto& n : dag.runs) ASSERT_EQ(n.load(), 300u);
 }
 
+// precede_once adds an edge once, and none to the node itself: the successor runs after its one
+// predecessor, once per run.
+TEST(Executor, PrecedeOnceAddsEachEdgeOnce) {
+  Executor ex;
+  NodeGraph g("once");
+  std::atomic<int> a_runs{0}, b_runs{0}, b_after_a{0};
+  Node& a = g.emplace([&] { a_runs.fetch_add(1); });
+  Node& b = g.emplace([&] {
+    if (b_runs.fetch_add(1) < a_runs.load()) b_after_a.fetch_add(1);
+  });
+  a.precede_once(b).precede_once(b).precede_once(a);
+  EXPECT_EQ(b.num_predecessors(), 1u);
+  EXPECT_EQ(a.num_predecessors(), 0u);
+  EXPECT_EQ(a.successors().size(), 1u);
+  ex.run_n(g, 3).get();
+  EXPECT_EQ(b_runs.load(), 3);
+  EXPECT_EQ(b_after_a.load(), 3);
+}
+
 TEST(Executor, RunUntilChecksBeforeEveryRun) {
   Executor ex;
   NodeGraph g("counter");

@@ -67,6 +67,9 @@ public:
 
   /// Makes `other` run after this node. Returns *this so edges chain.
   Node& precede(Node& other);
+  /// As precede, unless the edge is there already or `other` is this node: what a front end
+  /// calls for each dependency its access declarations yield (several may name one node).
+  Node& precede_once(Node& other);
   /// Makes this node run after `other`.
   Node& succeed(Node& other);
 
