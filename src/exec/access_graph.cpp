@@ -6,6 +6,7 @@
 #include <tessera/exec/access_graph.hpp>
 #include <tessera/memory/access_log.hpp>
 #include <tessera/memory/detail/host_holds.hpp>
+#include <tessera/memory/detail/stream_accesses.hpp>
 #include <tessera/memory/memory_manager.hpp>
 #include <tessera/sched/executor.hpp>
 #include <tessera/sched/node_graph.hpp>
@@ -94,30 +95,13 @@ Node& AccessGraph::host(std::string name, std::vector<BufferAccess> accesses, No
 Node& AccessGraph::on(Stream& stream, std::string name, std::vector<BufferAccess> accesses, NodeBody body) {
   check(name, accesses, body);
   const std::size_t space = state_->memory.space_of(stream.device());
-  Node& n = state_->nodes.emplace_on(stream, [accesses, body = std::move(body), label = name, space](Stream& s) {
+  Node& n = state_->nodes.emplace_on(stream, [accesses, body = std::move(body), label = name, space](Stream& s) mutable {
+    detail::StreamAccesses prepared(space, s);
     std::vector<void*> bases;
     bases.reserve(accesses.size());
-    try {
-      for (const BufferAccess& a : accesses) {
-        Buffer b = a.buffer;
-        bases.push_back(b.prepare(space, s, a.mode, rows_of(a)));
-      }
-      body(NodeData(label, bases, &s, space));
-    } catch (...) {
-      // Left open, the prepared accesses would refuse every later access to their rows.
-      for (std::size_t i = 0; i < bases.size(); ++i) {
-        try {
-          Buffer b = accesses[i].buffer;
-          b.finish(space, s, accesses[i].mode, rows_of(accesses[i]));
-        } catch (...) {  // already unwinding from the error that matters
-        }
-      }
-      throw;
-    }
-    for (const BufferAccess& a : accesses) {
-      Buffer b = a.buffer;
-      b.finish(space, s, a.mode, rows_of(a));
-    }
+    for (BufferAccess& a : accesses) bases.push_back(prepared.prepare(a.buffer, a.mode, rows_of(a)));
+    body(NodeData(label, std::move(bases), &s, space));
+    prepared.finish();
   });
   n.name(name);
   order(n, accesses);

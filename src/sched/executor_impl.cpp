@@ -40,14 +40,9 @@ std::chrono::steady_clock::duration measure_clock_overhead() {
   return best;
 }
 
-std::string describe_exception(const std::exception_ptr& e) {
-  try {
-    std::rethrow_exception(e);
-  } catch (const std::exception& ex) {
-    return ex.what();
-  } catch (...) {
-    return "an exception not derived from std::exception";
-  }
+std::exception_ptr node_failure(const Node& node, std::exception_ptr e) {
+  const std::string what = describe_exception(e);
+  return std::make_exception_ptr(NodeError(node.name(), std::move(e), "node '" + node.name() + "' threw: " + what));
 }
 
 }  // namespace
@@ -200,8 +195,7 @@ void ExecutorImpl::run_node(Node* node, Worker& w) {
       try {
         node->work_.invoke(*node);
       } catch (...) {
-        topo->record_failure(
-            std::make_exception_ptr(NodeError(node->name(), std::current_exception(), describe_exception(std::current_exception()))));
+        topo->record_failure(node_failure(*node, std::current_exception()));
         // The token will not fire for a body that threw before handing it on; if it did hand
         // it on, its later complete() is ignored.
         if (async && !node->finished_.exchange(true, std::memory_order_acq_rel))
@@ -231,8 +225,7 @@ Node* ExecutorImpl::issue_device_node(Node* node, Topology* topo, Worker& w) {
     d.stream->then([node] { node->topology_->executor->complete_async(node, nullptr); });
     issued = true;
   } catch (...) {
-    topo->record_failure(std::make_exception_ptr(
-        NodeError(node->name(), std::current_exception(), describe_exception(std::current_exception()))));
+    topo->record_failure(node_failure(*node, std::current_exception()));
   }
   if (tracing) record_trace(w, *node, begin);
   if (!issued) {
@@ -281,7 +274,7 @@ Node* ExecutorImpl::complete_node(Node* node, Topology* topo, Worker* w, Success
 void ExecutorImpl::complete_async(Node* node, std::exception_ptr error) {
   Topology* topo = node->topology_;
   if (error)
-    topo->record_failure(std::make_exception_ptr(NodeError(node->name(), error, describe_exception(error))));
+    topo->record_failure(node_failure(*node, error));
   if (node->async_holds_.fetch_sub(1, std::memory_order_acq_rel) != 1) return;  // the body is still running
   Worker* w = current_worker();
   Node* next = complete_node(node, topo, w, node->device_ ? Successors::host : Successors::all);

@@ -4,6 +4,7 @@
 
 #include <tessera/core/error.hpp>
 #include <tessera/device/device.hpp>
+#include <tessera/memory/detail/stream_accesses.hpp>
 
 namespace tessera::detail {
 
@@ -66,14 +67,13 @@ void TaskRuntimeImpl::issue(TaskState* t, DeviceLane& lane) {
     d.copy_stream(CopyDirection::device_to_device).wait(last);
   }
   std::exception_ptr error;
-  std::uint64_t prepared = 0;
+  StreamAccesses prepared(space, s);
   try {
     d.make_current();
     for (std::size_t i = 0; i < t->num_args; ++i) {
       ObjectState& o = *t->args[i].object;
       o.host_exclusive.store(false, std::memory_order_release);
-      t->ptrs[i] = o.buffer.prepare(space, s, t->args[i].mode);
-      prepared |= bit(i);
+      t->ptrs[i] = prepared.prepare(o.buffer, t->args[i].mode);
     }
     const TaskContext ctx(d, s, nullptr, t->name, t->grid, t->shared_bytes);
     if (d.kind() == DeviceKind::cuda) {
@@ -94,13 +94,10 @@ void TaskRuntimeImpl::issue(TaskState* t, DeviceLane& lane) {
   } catch (...) {
     error = task_failure(*t, std::current_exception());
   }
-  for (std::size_t i = 0; i < t->num_args; ++i) {
-    if ((prepared & bit(i)) == 0) continue;
-    try {
-      t->args[i].object->buffer.finish(space, s, t->args[i].mode);
-    } catch (...) {
-      if (!error) error = task_failure(*t, std::current_exception());
-    }
+  try {
+    prepared.finish();
+  } catch (...) {
+    if (!error) error = task_failure(*t, std::current_exception());
   }
   if (!options.separate_copy_streams) {
     Event done = s.record();

@@ -7,28 +7,16 @@
 
 namespace tessera::detail {
 
-namespace {
-
-std::string describe(const std::exception_ptr& e) {
-  try {
-    std::rethrow_exception(e);
-  } catch (const std::exception& ex) {
-    return ex.what();
-  } catch (...) {
-    return "an exception not derived from std::exception";
-  }
-}
-
-}  // namespace
-
 std::exception_ptr TaskRuntimeImpl::task_failure(const TaskState& t, std::exception_ptr e) {
   try {
     std::rethrow_exception(e);
-  } catch (const TaskError&) {
-    return e;
+  } catch (const TaskError& already) {
+    // Reported once: a failure raised for this task on its way to completion. Another task's or
+    // a graph node's error thrown inside this task's body is this task's failure, like any other.
+    if (already.node_name() == t.name) return e;
   } catch (...) {
   }
-  return std::make_exception_ptr(TaskError(t.name, e, "task '" + t.name + "' failed: " + describe(e)));
+  return std::make_exception_ptr(TaskError(t.name, e, "task '" + t.name + "' failed: " + describe_exception(e)));
 }
 
 void TaskRuntimeImpl::make_runnable(TaskState* t) {
@@ -99,11 +87,11 @@ void TaskRuntimeImpl::run_on_host(TaskState* t) {
     try {
       std::rethrow_exception(root);
     } catch (const TaskError& e) {
-      root_name = e.task_name();
+      root_name = e.node_name();
       original = e.original();
-      root_what = describe(original);
+      root_what = describe_exception(original);
     } catch (...) {
-      root_what = describe(root);
+      root_what = describe_exception(root);
     }
     complete(t, std::make_exception_ptr(TaskError(root_name, original,
                                                   "task '" + t->name + "' did not run: task '" + root_name +

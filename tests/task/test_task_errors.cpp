@@ -37,14 +37,14 @@ TEST_P(Failures, AnExceptionReachesTheHandleAndTheTasksThatDependOnIt) {
     bad.get();
     FAIL() << "no exception";
   } catch (const TaskError& e) {
-    EXPECT_EQ(e.task_name(), "bad");
+    EXPECT_EQ(e.node_name(), "bad");
     EXPECT_NE(std::string(e.what()).find("boom"), std::string::npos) << e.what();
   }
   try {
     later.get();
     FAIL() << "no exception";
   } catch (const TaskError& e) {
-    EXPECT_EQ(e.task_name(), "bad");
+    EXPECT_EQ(e.node_name(), "bad");
     EXPECT_NE(std::string(e.what()).find("task 'later' did not run"), std::string::npos) << e.what();
     EXPECT_NE(std::string(e.what()).find("boom"), std::string::npos) << e.what();
   }
@@ -76,6 +76,30 @@ TEST_P(Failures, ReadingAnObjectNeverWrittenFailsTheTask) {
   task_test::finish(h);
   const std::string what = error_of([&] { h.get(); });
   EXPECT_NE(what.find("never written"), std::string::npos) << what;
+}
+
+TEST_P(Failures, AnotherUnitsErrorThrownInsideATaskIsThatTasksFailure) {
+  // TaskError is the executor's NodeError: a graph's failure escaping a task body (here made by
+  // hand) must still name the task, and keep the graph's error as the original.
+  auto devices = task_test::devices_for(GetParam());
+  TaskRuntime rt(devices);
+  const TaskKind kind = devices.num_accelerators() > 0 ? TaskKind::gpu : TaskKind::cpu;
+  HeteroObject<int> x(rt, 4, "x");
+  auto outer = rt.submit(native_task("outer", kind, [](const TaskContext&, int*) {
+    throw NodeError("inner", std::make_exception_ptr(std::runtime_error("deep")), "node 'inner' threw: deep");
+  }, tessera::write(x)));
+  try {
+    outer.get();
+    FAIL() << "no exception";
+  } catch (const NodeError& e) {
+    EXPECT_EQ(e.node_name(), "outer");
+    EXPECT_NE(std::string(e.what()).find("task 'outer' failed: node 'inner' threw: deep"), std::string::npos) << e.what();
+    try {
+      std::rethrow_exception(e.original());
+    } catch (const NodeError& inner) {
+      EXPECT_EQ(inner.node_name(), "inner");
+    }
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, Failures, ::testing::ValuesIn(task_test::backends));

@@ -34,42 +34,13 @@
 #include "tessera/exec/exec_options.hpp"
 #include "tessera/exec/tensor_concept.hpp"
 #include "tessera/memory/detail/host_holds.hpp"
+#include "tessera/memory/detail/stream_accesses.hpp"
 #include "tessera/memory/memory_manager.hpp"
 #include "tessera/sched/executor.hpp"
 
 namespace tessera {
 
 namespace detail {
-
-/// Device preparations of a block's tensors, finished again if the launch stops before the
-/// kernel is enqueued (a later argument's prepare throws, say): left open, they would refuse
-/// every later access to those tensors.
-class DevicePreparations {
- public:
-  DevicePreparations(std::size_t space, Stream& stream) : space_(space), stream_(stream) {}
-  DevicePreparations(const DevicePreparations&) = delete;
-  DevicePreparations& operator=(const DevicePreparations&) = delete;
-  ~DevicePreparations() {
-    for (const auto& [buffer, mode] : open_) {
-      try {
-        buffer->finish(space_, stream_, mode);
-      } catch (...) {  // already unwinding from the error that matters
-      }
-    }
-  }
-  std::byte* prepare(Buffer& b, Access mode) {
-    void* p = b.prepare(space_, stream_, mode);
-    open_.emplace_back(&b, mode);
-    return static_cast<std::byte*>(p);
-  }
-  /// The launch went ahead: its own finish calls close the preparations.
-  void handed_over() { open_.clear(); }
-
- private:
-  std::size_t space_;
-  Stream& stream_;
-  std::vector<std::pair<Buffer*, Access>> open_;
-};
 
 template <typename... A>
 constexpr bool any_in_shared() {
@@ -170,16 +141,12 @@ std::optional<Event> launch_block(Executor* executor, const ExecOptions& options
     const std::size_t space = first.space(b);
     Device& device = memory.device(space);
     Stream& stream = block_stream(first, b);
-    DevicePreparations prepared(space, stream);
+    StreamAccesses prepared(space, stream);
     auto prepare = [&](auto& a) {
       if constexpr (is_tensor_argument<decltype(a)>())
         return block_arg(a, b, prepared.prepare(tensor_of(a).buffer(b), access_of<decltype(a)>()));
       else
         return block_arg(a, b, nullptr);
-    };
-    auto finish = [&](auto& a) {
-      prepared.handed_over();
-      if constexpr (is_tensor_argument<decltype(a)>()) tensor_of(a).buffer(b).finish(space, stream, access_of<decltype(a)>());
     };
     if (device.kind() == DeviceKind::cuda) {
 #if defined(__CUDACC__)
@@ -201,7 +168,7 @@ std::optional<Event> launch_block(Executor* executor, const ExecOptions& options
       const cudaError_t launched = cudaGetLastError();
       std::optional<Event> done;
       if (launched == cudaSuccess) done = stream.record();
-      (finish(args), ...);
+      prepared.finish();
       if (launched != cudaSuccess)
         throw Error(std::string(what) + ": kernel launch on " + device.name() + " for block " + std::to_string(b) +
                     " of '" + first.name() + "' failed: " + cudaGetErrorString(launched) +
@@ -228,7 +195,7 @@ std::optional<Event> launch_block(Executor* executor, const ExecOptions& options
           },
           first.name() + " kernel");
       Event done = stream.record();
-      (finish(args), ...);
+      prepared.finish();
       return done;
     }
   }

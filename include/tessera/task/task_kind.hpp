@@ -1,8 +1,8 @@
 #pragma once
-// Which kind of device a task wants; the scheduler picks the device of that kind.
+// Which kind of device a task wants; the scheduler picks the device of that kind. It is the
+// executor's ExecKind: one kind enum under every front end.
 
-#include <cstdint>
-#include <string_view>
+#include <tessera/sched/exec_kind.hpp>
 
 namespace tessera {
 
@@ -10,8 +10,6 @@ namespace tessera {
 /// device standing in for one), chosen by the TaskRuntime's Scheduler.
 ///
 ///   auto t = tessera::native_task("fill", tessera::TaskKind::gpu, fill, tessera::write(x));
-enum class TaskKind : std::uint8_t { cpu, gpu };
-
-constexpr std::string_view to_string(TaskKind k) noexcept { return k == TaskKind::cpu ? "cpu" : "gpu"; }
+using TaskKind = ExecKind;
 
 }  // namespace tessera
