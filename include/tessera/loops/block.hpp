@@ -1,0 +1,106 @@
+#pragma once
+// Blocks, stencils and ranges of the loops front end (OPS's ops_block, ops_stencil and the
+// iteration range of ops_par_loop), and the Context that records loops into a lazy chain.
+
+#include <tessera/memory/access.hpp>
+#include <tessera/memory/buffer.hpp>
+
+#include <array>
+#include <cstddef>
+#include <initializer_list>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace tessera {
+class DeviceSet;
+class Executor;
+class MemoryManager;
+}  // namespace tessera
+
+namespace tessera::loops {
+
+/// A point of a stencil: an offset per dimension (unused dimensions are 0).
+using Offset = std::array<int, 3>;
+
+/// The neighbours a loop reads through one dataset argument, as offsets from the site.
+///
+///   tessera::loops::Stencil five(2, {{0, 0}, {1, 0}, {-1, 0}, {0, 1}, {0, -1}}, "5pt");
+class Stencil {
+ public:
+  /// Throws tessera::Error for dims outside 1..3 or no points.
+  Stencil(int dims, std::vector<Offset> points, std::string name = "stencil");
+  Stencil(int dims, std::initializer_list<Offset> points, std::string name = "stencil")
+      : Stencil(dims, std::vector<Offset>(points), std::move(name)) {}
+
+  int dims() const noexcept { return dims_; }
+  const std::vector<Offset>& points() const noexcept { return points_; }
+  const std::string& name() const noexcept { return name_; }
+  bool contains(const Offset& o) const noexcept;
+  /// The smallest and largest offset in dimension d.
+  int low(int d) const noexcept { return low_[d]; }
+  int high(int d) const noexcept { return high_[d]; }
+
+ private:
+  int dims_;
+  std::vector<Offset> points_;
+  std::string name_;
+  std::array<int, 3> low_{}, high_{};
+};
+
+/// A half-open iteration range per dimension: begin[d] <= i_d < end[d] (global indices).
+struct Range {
+  std::array<int, 3> begin{0, 0, 0};
+  std::array<int, 3> end{1, 1, 1};
+  /// OPS's flat form {x0, x1, y0, y1, z0, z1} for `dims` dimensions.
+  static Range of(int dims, std::initializer_list<int> bounds);
+};
+
+namespace detail {
+struct LoopRecord;
+class ChainState;
+}  // namespace detail
+
+/// Where loops run and the chain they are recorded into. `devices` "host": CPU workers; "sim:N"
+/// or CUDA: one part of every loop per accelerator. Loops run lazily: when a reduction's result
+/// or a dataset's values are asked for, or on execute().
+class Context {
+ public:
+  Context(DeviceSet& devices, Executor& executor);
+  ~Context();
+  Context(const Context&) = delete;
+  Context& operator=(const Context&) = delete;
+
+  /// Runs every recorded loop (dependencies from access modes and stencils), then clears the chain.
+  void execute();
+  /// Loops recorded and not yet run.
+  std::size_t pending() const noexcept;
+  /// Loops run since construction (each counts once, whatever the parts it ran in).
+  std::size_t executed() const noexcept;
+
+  MemoryManager& memory() noexcept;
+  DeviceSet& devices() noexcept;
+  Executor& executor() noexcept;
+
+  void record(std::unique_ptr<detail::LoopRecord> loop);
+
+ private:
+  std::unique_ptr<detail::ChainState> state_;
+};
+
+/// A structured block of 1 to 3 dimensions on which datasets are declared and loops run.
+class Block {
+ public:
+  /// Throws tessera::Error for dims outside 1..3.
+  Block(Context& context, int dims, std::string name = "block");
+  int dims() const noexcept { return dims_; }
+  const std::string& name() const noexcept { return name_; }
+  Context& context() const noexcept { return *context_; }
+
+ private:
+  Context* context_;
+  int dims_;
+  std::string name_;
+};
+
+}  // namespace tessera::loops

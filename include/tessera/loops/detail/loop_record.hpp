@@ -1,0 +1,39 @@
+#pragma once
+// Internal: one recorded loop as the chain sees it: the datasets it touches (Buffer, access, the
+// rows its stencils reach along the outermost dimension) and a body that runs a slab of its
+// outermost range given each dataset's base where the slab runs.
+
+#include <tessera/loops/block.hpp>
+#include <tessera/memory/access.hpp>
+#include <tessera/memory/buffer.hpp>
+
+#include <string>
+#include <vector>
+
+namespace tessera::loops::detail {
+
+struct DatUse {
+  Buffer buffer;
+  Access access;
+  int low, high;  // the stencil's reach along the outermost dimension
+  int first_row;  // global outermost index of the buffer's row 0
+};
+
+struct LoopRecord {
+  LoopRecord(std::string n, int d, Range r) : name(std::move(n)), dims(d), range(r) {}
+  virtual ~LoopRecord() = default;
+  /// Runs the sites whose outermost index is in [begin, end); bases[i] is dats[i]'s row 0.
+  virtual void run(int begin, int end, void* const* bases) = 0;
+  /// After every slab ran: reductions combine their rows, in order, into their handles.
+  virtual void finish() {}
+
+  int outer_begin() const noexcept { return range.begin[dims - 1]; }
+  int outer_end() const noexcept { return range.end[dims - 1]; }
+
+  std::string name;
+  int dims;
+  Range range;
+  std::vector<DatUse> dats;
+};
+
+}  // namespace tessera::loops::detail

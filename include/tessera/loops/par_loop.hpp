@@ -1,0 +1,322 @@
+#pragma once
+// par_loop: records one loop over a range of a block (OPS's ops_par_loop) into the block's
+// Context. The kernel is called once per site with one parameter per argument:
+//   read(u, s)        -> Acc<const T>: u(dx, dy, dz) reads the neighbour at that offset of `s`;
+//   write / rw / inc  -> Acc<T>: u(0, 0) is the site (written datasets use the zero stencil);
+//   gbl(v)            -> const T&, the same for every site;
+//   reduce(r)         -> T&, to combine into with the handle's op (+=, or min/max);
+//   idx()             -> const int*: the site's global index {i, j, k}.
+//
+//   par_loop([](Acc<double> u2, Acc<const double> u, Acc<const double> f, const double& h) {
+//              u2(0, 0) = 0.25 * (u(-1, 0) + u(1, 0) + u(0, -1) + u(0, 1) - h * h * f(0, 0));
+//            },
+//            "jacobi", block, Range::of(2, {0, nx, 0, ny}),
+//            write(u2, zero), read(u, five), read(f, zero), gbl(h));
+//
+// With TESSERA_LOOPS_CHECKED (default: debug builds) an offset outside the argument's stencil is
+// a tessera::Error naming the loop, the dataset and the offset; writing through a read argument
+// does not compile. A range reaching past a dataset's halo is an Error in every build.
+
+#include <tessera/core/error.hpp>
+#include <tessera/loops/block.hpp>
+#include <tessera/loops/dataset.hpp>
+#include <tessera/loops/detail/loop_record.hpp>
+#include <tessera/loops/reduction.hpp>
+
+#include <array>
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#ifndef TESSERA_LOOPS_CHECKED
+#ifdef NDEBUG
+#define TESSERA_LOOPS_CHECKED 0
+#else
+#define TESSERA_LOOPS_CHECKED 1
+#endif
+#endif
+
+namespace tessera::loops {
+
+enum class Mode { read, write, rw, inc };
+
+namespace detail {
+
+struct AccessCheck {
+  const std::string* loop;
+  const std::string* dataset;
+  const Stencil* stencil;
+};
+[[noreturn]] void throw_off_stencil(const AccessCheck& c, int dx, int dy, int dz);
+/// Record-time checks (tessera::Error): same block, dims, stencil inside the allocation, zero
+/// stencil for written datasets.
+void check_dat_arg(const std::string& loop, const Block& block, const Range& range, const Block& dat_block,
+                   const std::string& dataset, const Stencil& stencil, bool writes, const std::array<int, 3>& first,
+                   const std::array<int, 3>& last);
+Range checked_range(const std::string& loop, const Block& block, const Range& range);
+
+}  // namespace detail
+
+/// A dataset argument as the kernel sees it at one site. T is const for read arguments.
+template <typename T>
+class Acc {
+ public:
+  Acc(T* site, std::ptrdiff_t stride_y, std::ptrdiff_t stride_z, const detail::AccessCheck* check)
+      : p_(site), sy_(stride_y), sz_(stride_z), check_(check) {}
+  T& operator()(int dx, int dy = 0, int dz = 0) const {
+#if TESSERA_LOOPS_CHECKED
+    if (!check_->stencil->contains({dx, dy, dz})) detail::throw_off_stencil(*check_, dx, dy, dz);
+#endif
+    return p_[dx + dy * sy_ + dz * sz_];
+  }
+
+ private:
+  T* p_;
+  std::ptrdiff_t sy_, sz_;
+  [[maybe_unused]] const detail::AccessCheck* check_;
+};
+
+template <typename T, Mode M>
+struct DatArg {
+  Dataset<T>* dat;
+  Stencil stencil;
+};
+template <typename T>
+DatArg<T, Mode::read> read(Dataset<T>& d, const Stencil& s) { return {&d, s}; }
+template <typename T>
+DatArg<T, Mode::write> write(Dataset<T>& d, const Stencil& s) { return {&d, s}; }
+template <typename T>
+DatArg<T, Mode::rw> rw(Dataset<T>& d, const Stencil& s) { return {&d, s}; }
+template <typename T>
+DatArg<T, Mode::inc> inc(Dataset<T>& d, const Stencil& s) { return {&d, s}; }
+
+template <typename T>
+struct GblArg {
+  T value;
+};
+template <typename T>
+GblArg<T> gbl(const T& v) { return {v}; }
+
+template <typename T>
+struct ReduceArg {
+  std::shared_ptr<detail::ReductionState<T>> state;
+};
+template <typename T>
+ReduceArg<T> reduce(Reduction<T>& r) { return {r.state()}; }
+
+struct IdxArg {};
+inline IdxArg idx() { return {}; }
+
+namespace detail {
+
+// What each argument keeps in the record, and gives the kernel at a site.
+template <typename A>
+struct Stored;
+
+template <typename T, Mode M>
+struct Stored<DatArg<T, M>> {
+  using Elem = std::conditional_t<M == Mode::read, const T, T>;
+  Stored(const DatArg<T, M>& a, std::size_t slot) : stencil(a.stencil), name(a.dat->name()), dat_index(slot) {
+    const auto s = a.dat->strides();
+    sy = s[1];
+    sz = s[2];
+    for (int d = 0; d < 3; ++d) first[d] = a.dat->first(d);
+  }
+  // Once the record holds this argument where it stays.
+  void bind(const std::string& loop) { check = AccessCheck{&loop, &name, &stencil}; }
+  struct Cursor {
+    Elem* row;
+    std::ptrdiff_t sy, sz;
+    const AccessCheck* check;
+    Acc<Elem> at(int di, const int*) const { return Acc<Elem>(row + di, sy, sz, check); }
+  };
+  /// The argument along the row of sites (i0.., j, k).
+  Cursor cursor(void* const* bases, int i0, int j, int k, int) const {
+    return {static_cast<Elem*>(bases[dat_index]) + (i0 - first[0]) + (j - first[1]) * sy + (k - first[2]) * sz, sy, sz,
+            &check};
+  }
+
+  Stencil stencil;
+  std::string name;
+  std::size_t dat_index;
+  std::ptrdiff_t sy = 0, sz = 0;
+  std::array<int, 3> first{};
+  AccessCheck check{};
+};
+
+template <typename T>
+struct Stored<GblArg<T>> {
+  Stored(const GblArg<T>& a, std::size_t) : value(a.value) {}
+  void bind(const std::string&) {}
+  struct Cursor {
+    const T* value;
+    const T& at(int, const int*) const { return *value; }
+  };
+  Cursor cursor(void* const*, int, int, int, int) const { return {&value}; }
+  T value;
+};
+
+template <typename T>
+struct Stored<ReduceArg<T>> {
+  Stored(const ReduceArg<T>& a, std::size_t) : state(a.state) {}
+  void bind(const std::string&) {}
+  struct Cursor {
+    T* partial;
+    T& at(int, const int*) const { return *partial; }
+  };
+  /// Sites of outermost index `outer` reduce into that index's partial.
+  Cursor cursor(void* const*, int, int, int, int outer) { return {&rows[std::size_t(outer - outer_begin)]}; }
+  std::shared_ptr<ReductionState<T>> state;
+  std::vector<T> rows;  // one partial per outermost index of the range
+  int outer_begin = 0;
+};
+
+template <>
+struct Stored<IdxArg> {
+  Stored(IdxArg, std::size_t) {}
+  void bind(const std::string&) {}
+  struct Cursor {
+    const int* at(int, const int* site) const { return site; }
+  };
+  Cursor cursor(void* const*, int, int, int, int) const { return {}; }
+};
+
+template <typename A>
+inline constexpr bool is_dat_v = false;
+template <typename T, Mode M>
+inline constexpr bool is_dat_v<DatArg<T, M>> = true;
+template <typename A>
+inline constexpr bool is_reduce_v = false;
+template <typename T>
+inline constexpr bool is_reduce_v<ReduceArg<T>> = true;
+
+/// How many of the first N arguments are datasets: the slot of argument N among them.
+template <std::size_t N, typename... A>
+constexpr std::size_t dat_slot() {
+  std::size_t i = 0, n = 0;
+  ((n += (i++ < N && is_dat_v<A>) ? 1 : 0), ...);
+  return n;
+}
+
+template <typename K, typename... A>
+class LoopOf final : public LoopRecord {
+ public:
+  LoopOf(std::string loop, const Block& block, Range r, K kernel, const A&... args)
+      : LoopRecord(std::move(loop), block.dims(), r), kernel_(std::move(kernel)),
+        stored_(make_stored(std::index_sequence_for<A...>{}, args...)) {
+    (add_use(block, args), ...);
+    std::apply([&](auto&... s) { (s.bind(name), ...); }, stored_);
+    std::apply([&](auto&... s) { (init_reduction(s), ...); }, stored_);
+  }
+
+  // Slabs run concurrently: per-call state lives in cursors, and each slab writes only the
+  // reduction partials of its own outermost indices.
+  void run(int begin, int end, void* const* bases) override {
+    const int od = dims - 1;
+    int lo[3], hi[3];
+    for (int d = 0; d < 3; ++d) {
+      lo[d] = range.begin[d];
+      hi[d] = range.end[d];
+    }
+    lo[od] = begin;
+    hi[od] = end;
+    std::apply([&](auto&... s) { (reset_partials(s, begin, end), ...); }, stored_);
+    if (od == 0) {
+      for (int i = lo[0]; i < hi[0]; ++i) {
+        int site[3] = {i, 0, 0};
+        row(bases, i, i + 1, 0, 0, i, site, std::index_sequence_for<A...>{});
+      }
+      return;
+    }
+    for (int k = lo[2]; k < hi[2]; ++k)
+      for (int j = lo[1]; j < hi[1]; ++j) {
+        int site[3] = {lo[0], j, k};
+        row(bases, lo[0], hi[0], j, k, od == 2 ? k : j, site, std::index_sequence_for<A...>{});
+      }
+  }
+
+  void finish() override {
+    std::apply([&](auto&... s) { (finish_reduction(s), ...); }, stored_);
+  }
+
+ private:
+  template <std::size_t... I>
+  static std::tuple<Stored<A>...> make_stored(std::index_sequence<I...>, const A&... args) {
+    return std::tuple<Stored<A>...>(Stored<A>(args, dat_slot<I, A...>())...);
+  }
+
+  template <typename B>
+  void add_use(const Block& block, const B& a) {
+    if constexpr (is_dat_v<B>) {
+      Dataset<typename std::remove_pointer_t<decltype(a.dat)>::value_type>& d = *a.dat;
+      const bool writes = !std::is_const_v<typename Stored<B>::Elem>;
+      std::array<int, 3> first{}, last{};
+      for (int k = 0; k < 3; ++k) {
+        first[k] = d.first(k);
+        last[k] = d.last(k);
+      }
+      check_dat_arg(name, block, range, d.block(), d.name(), a.stencil, writes, first, last);
+      Access access = writes ? Access::read_write : Access::read;
+      if (is_write_only(a)) {
+        // Whole rows written: the old values need not reach the device that writes them.
+        bool whole_rows = true;
+        for (int k = 0; k + 1 < dims; ++k) whole_rows = whole_rows && range.begin[k] == first[k] && range.end[k] == last[k];
+        if (whole_rows) access = Access::write;
+      }
+      const int od = dims - 1;
+      dats.push_back(DatUse{d.buffer(), access, a.stencil.low(od), a.stencil.high(od), first[od]});
+    }
+  }
+  template <typename T, Mode M>
+  static constexpr bool is_write_only(const DatArg<T, M>&) { return M == Mode::write; }
+
+  template <typename S>
+  void init_reduction(S& s) {
+    if constexpr (requires { s.rows; }) {
+      s.rows.assign(std::size_t(outer_end() - outer_begin()), s.state->value);
+      s.outer_begin = outer_begin();
+    }
+  }
+  template <typename S>
+  void finish_reduction(S& s) {
+    if constexpr (requires { s.rows; }) {
+      auto v = identity<decltype(s.state->value)>(s.state->op);
+      for (const auto& r : s.rows) v = combine(s.state->op, v, r);
+      s.state->value = v;
+    }
+  }
+  template <typename S>
+  void reset_partials(S& s, int begin, int end) {
+    if constexpr (requires { s.rows; })
+      for (int o = begin; o < end; ++o) s.rows[std::size_t(o - outer_begin())] = identity<decltype(s.state->value)>(s.state->op);
+  }
+  template <std::size_t... I>
+  void row(void* const* bases, int i0, int i1, int j, int k, int outer, int* site, std::index_sequence<I...>) {
+    const auto cursors = std::make_tuple(std::get<I>(stored_).cursor(bases, i0, j, k, outer)...);
+    for (int i = i0; i < i1; ++i) {
+      site[0] = i;
+      kernel_(std::get<I>(cursors).at(i - i0, site)...);
+    }
+  }
+
+  K kernel_;
+  std::tuple<Stored<A>...> stored_;
+};
+
+}  // namespace detail
+
+/// Records `kernel` over `range` of `block` with `args`; it runs when the chain runs.
+template <typename K, typename... A>
+void par_loop(K kernel, std::string name, Block& block, const Range& range, A... args) {
+  const Range r = detail::checked_range(name, block, range);
+  for (int d = 0; d < block.dims(); ++d)
+    if (r.begin[d] >= r.end[d]) return;  // nothing to do
+  auto loop = std::make_unique<detail::LoopOf<K, A...>>(std::move(name), block, r, std::move(kernel), args...);
+  block.context().record(std::move(loop));
+}
+
+}  // namespace tessera::loops
