@@ -1,0 +1,178 @@
+// tessera-bench-loops [--json FILE] [--quick] [--only jacobi|seven|launch]
+// par_loop chains on the host against the same chains hand-written with OpenMP (baselines.cpp),
+// timed in interleaved rounds in the same run; and the cost of one small par_loop. Exits 1 when
+// a tessera result differs from its baseline's.
+#include "baselines.hpp"
+
+#include "common/quiet_baseline_threads.hpp"
+#include "common/report.hpp"
+
+#include <tessera/device/device_set.hpp>
+#include <tessera/loops.hpp>
+#include <tessera/sched/executor.hpp>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <random>
+#include <thread>
+#include <vector>
+
+namespace {
+
+namespace tl = tessera::loops;
+using tessera::bench::Record;
+using tessera::bench::Report;
+
+bool mismatch = false;
+
+std::vector<double> random_field(std::size_t n) {
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<double> d(-1.0, 1.0);
+  std::vector<double> v(n);
+  for (double& x : v) x = d(rng);
+  return v;
+}
+
+// Median of the per-round ratio baseline / tessera, and both medians.
+template <class T, class B>
+void interleaved(Report& report, const std::string& name, double bytes_per_run, int rounds, T&& tessera_run,
+                 B&& baseline_run) {
+  std::vector<double> tt, tb;
+  tessera_run();
+  baseline_run();
+  for (int r = 0; r < rounds; ++r) {
+    auto a = std::chrono::steady_clock::now();
+    tessera_run();
+    auto b = std::chrono::steady_clock::now();
+    baseline_run();
+    auto c = std::chrono::steady_clock::now();
+    tt.push_back(std::chrono::duration<double>(b - a).count());
+    tb.push_back(std::chrono::duration<double>(c - b).count());
+  }
+  std::sort(tt.begin(), tt.end());
+  std::sort(tb.begin(), tb.end());
+  const double t = tt[tt.size() / 2], base = tb[tb.size() / 2];
+  report.add(Record{name, "tessera", "bandwidth", bytes_per_run / t / 1e9, "GB/s", "openmp", bytes_per_run / base / 1e9});
+}
+
+void run_jacobi(Report& report, bool quick, int rounds, tl::Context& context) {
+  const int n = quick ? 1024 : 2048, iterations = 10;
+  const double dx = 0.01, dy = 0.01;
+  tl::Block grid(context, 2, "grid");
+  const tl::Shape shape{.size = {n, n, 1}, .d_m = {-1, -1, 0}, .d_p = {1, 1, 0}};
+  tl::Dataset<double> u(grid, shape, "u"), u2(grid, shape, "u2"), f(grid, shape, "f");
+  const auto init = random_field(u.elements());
+  u.assign(init);
+  u2.assign(init);
+  f.assign(random_field(f.elements()));
+  std::vector<double> bu = init, bu2 = init, bf = f.fetch();
+  const tl::Stencil zero(2, {{0, 0, 0}}, "00");
+  const tl::Stencil five(2, {{0, 0, 0}, {1, 0, 0}, {-1, 0, 0}, {0, 1, 0}, {0, -1, 0}}, "5pt");
+  const tl::Range interior = tl::Range::of(2, {0, n, 0, n});
+  auto chain = [&] {
+    for (int it = 0; it < iterations; ++it) {
+      tl::par_loop(
+          [](tl::Acc<double> out, tl::Acc<const double> in, tl::Acc<const double> ff, const double& hx, const double& hy) {
+            out(0, 0) = ((in(-1, 0) + in(1, 0)) * hx * hx + (in(0, -1) + in(0, 1)) * hy * hy - hx * hx * hy * hy * ff(0, 0)) /
+                        (2.0 * (hx * hx + hy * hy));
+          },
+          "jacobi", grid, interior, tl::write(u2, zero), tl::read(u, five), tl::read(f, zero), tl::gbl(dx), tl::gbl(dy));
+      tl::par_loop([](tl::Acc<double> out, tl::Acc<const double> in) { out(0, 0) = in(0, 0); }, "copy", grid, interior,
+                   tl::write(u, zero), tl::read(u2, zero));
+    }
+    context.execute();
+  };
+  // Per iteration: Jacobi reads u and f, writes u2; the copy reads u2, writes u (interior).
+  const double bytes = double(iterations) * 5.0 * double(n) * n * sizeof(double);
+  interleaved(report, "jacobi2d-" + std::to_string(n) + "-x10", bytes, rounds, chain,
+              [&] { loops_baseline::jacobi_chain(bu.data(), bu2.data(), bf.data(), n, n, iterations, dx, dy); });
+  if (u.fetch() != bu) {
+    std::printf("MISMATCH: jacobi2d tessera and OpenMP results differ\n");
+    mismatch = true;
+  }
+}
+
+void run_seven(Report& report, bool quick, int rounds, tl::Context& context) {
+  const int n = quick ? 96 : 192, iterations = 5;
+  tl::Block cube(context, 3, "cube");
+  const tl::Shape shape{.size = {n, n, n}, .d_m = {-1, -1, -1}, .d_p = {1, 1, 1}};
+  tl::Dataset<double> a(cube, shape, "a"), b(cube, shape, "b");
+  // Small values, so that the ping-pong stays finite for every round.
+  auto init = random_field(a.elements());
+  for (double& x : init) x *= 1e-30;
+  a.assign(init);
+  b.assign(init);
+  std::vector<double> ba = init, bb = init;
+  const tl::Stencil zero(3, {{0, 0, 0}}, "000");
+  const tl::Stencil seven(3, {{0, 0, 0}, {1, 0, 0}, {-1, 0, 0}, {0, 1, 0}, {0, -1, 0}, {0, 0, 1}, {0, 0, -1}}, "7pt");
+  const tl::Range interior = tl::Range::of(3, {0, n, 0, n, 0, n});
+  auto kernel = [](tl::Acc<double> out, tl::Acc<const double> in) {
+    out(0, 0, 0) = -6.0 * in(0, 0, 0) + in(1, 0, 0) + in(-1, 0, 0) + in(0, 1, 0) + in(0, -1, 0) + in(0, 0, 1) + in(0, 0, -1);
+  };
+  auto chain = [&] {
+    for (int it = 0; it < iterations; ++it) {
+      tl::par_loop(kernel, "b=L(a)", cube, interior, tl::write(b, zero), tl::read(a, seven));
+      tl::par_loop(kernel, "a=L(b)", cube, interior, tl::write(a, zero), tl::read(b, seven));
+    }
+    context.execute();
+  };
+  const double bytes = double(iterations) * 2.0 * 2.0 * double(n) * n * n * sizeof(double);
+  interleaved(report, "7pt3d-" + std::to_string(n) + "-x10", bytes, rounds, chain,
+              [&] { loops_baseline::seven_point_chain(ba.data(), bb.data(), n, iterations); });
+  if (a.fetch() != ba) {
+    std::printf("MISMATCH: 7pt3d tessera and OpenMP results differ\n");
+    mismatch = true;
+  }
+}
+
+void run_launch(Report& report, bool quick, tl::Context& context) {
+  tl::Block grid(context, 2, "small");
+  tl::Dataset<double> u(grid, {.size = {8, 8, 1}}, "u");
+  const tl::Stencil zero(2, {{0, 0, 0}}, "00");
+  const tl::Range all = tl::Range::of(2, {0, 8, 0, 8});
+  const int loops = quick ? 2000 : 20000;
+  auto one = [&] { tl::par_loop([](tl::Acc<double> v) { v(0, 0) += 1.0; }, "inc", grid, all, tl::rw(u, zero)); };
+  const double each = tessera::bench::median_seconds([&] {
+    for (int i = 0; i < loops; ++i) {
+      one();
+      context.execute();
+    }
+  }, 3) / loops;
+  report.add(Record{"launch-8x8", "run-each", "per-loop", each * 1e6, "us", "", 0});
+  const double chained = tessera::bench::median_seconds([&] {
+    for (int i = 0; i < loops; ++i) one();
+    context.execute();
+  }, 3) / loops;
+  report.add(Record{"launch-8x8", "chain-of-all", "per-loop", chained * 1e6, "us", "", 0});
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace tessera::bench;
+  rerun_with_environment(argv, {passive_openmp});
+  const Args args = parse_args(argc, argv);
+  const int rounds = args.quick ? 3 : 7;
+  Report report("loops");
+  const char* wait_policy = std::getenv("OMP_WAIT_POLICY");
+  std::printf("loops suite on %u hardware threads, baselines %s (OMP_WAIT_POLICY=%s)%s\n",
+              std::thread::hardware_concurrency(),
+              loops_baseline::have_openmp() ? "with OpenMP" : "WITHOUT OpenMP (serial: ratios are not meaningful)",
+              wait_policy ? wait_policy : "unset", args.quick ? " (quick)" : "");
+  std::printf("ratios: median tessera bandwidth / median OpenMP bandwidth over %d interleaved rounds (above 1: tessera faster)\n",
+              rounds);
+  report.header();
+  auto devices = tessera::DeviceSet::select("host");
+  tessera::Executor executor;
+  tl::Context context(devices, executor);
+  if (args.runs("jacobi")) run_jacobi(report, args.quick, rounds, context);
+  if (args.runs("seven")) run_seven(report, args.quick, rounds, context);
+  if (args.runs("launch")) run_launch(report, args.quick, context);
+  report.write_json(args.json);
+  if (mismatch) {
+    std::fprintf(stderr, "a tessera chain's result differs from its baseline's (see MISMATCH above)\n");
+    return 1;
+  }
+  return 0;
+}
