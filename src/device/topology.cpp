@@ -44,4 +44,30 @@ std::string describe_topology() {
 #endif
 }
 
+namespace {
+
+std::size_t query_cache_bytes([[maybe_unused]] int level) {
+#if defined(TESSERA_HAVE_HWLOC)
+  hwloc_topology_t topo;
+  if (hwloc_topology_init(&topo) != 0) return 0;
+  std::size_t bytes = 0;
+  if (hwloc_topology_load(topo) == 0) {
+    const hwloc_obj_type_t t = level == 3 ? HWLOC_OBJ_L3CACHE : HWLOC_OBJ_L2CACHE;
+    if (hwloc_get_nbobjs_by_type(topo, t) > 0) bytes = std::size_t(hwloc_get_obj_by_type(topo, t, 0)->attr->cache.size);
+  }
+  hwloc_topology_destroy(topo);
+  return bytes;
+#else
+  return 0;
+#endif
+}
+
+}  // namespace
+
+std::size_t cache_bytes(int level) {
+  static const std::size_t l2 = query_cache_bytes(2);
+  static const std::size_t l3 = query_cache_bytes(3);
+  return level == 3 ? l3 : level == 2 ? l2 : 0;
+}
+
 }  // namespace tessera

@@ -6,6 +6,7 @@
 #include <tessera/core/error.hpp>
 #include <tessera/device/device.hpp>
 #include <tessera/device/device_set.hpp>
+#include <tessera/device/topology.hpp>
 #include <tessera/device/stream.hpp>
 #include <tessera/exec/access_graph.hpp>
 #include <tessera/loops/block.hpp>
@@ -14,6 +15,7 @@
 #include <tessera/sched/executor.hpp>
 
 #include <algorithm>
+#include <cstdint>
 #include <memory>
 #include <vector>
 
@@ -22,12 +24,15 @@ namespace detail {
 
 class ChainState {
  public:
-  ChainState(DeviceSet& d, Executor& e) : devices(d), executor(e), memory(d) {}
+  ChainState(DeviceSet& d, Executor& e, const ContextOptions& o) : devices(d), executor(e), memory(d), options(o) {}
   DeviceSet& devices;
   Executor& executor;
   MemoryManager memory;
+  ContextOptions options;
   std::vector<std::unique_ptr<LoopRecord>> loops;
   std::size_t executed = 0;
+  std::size_t last_tiles = 0;
+  int last_tile_rows = 0;
 };
 
 namespace {
@@ -56,6 +61,39 @@ SlabAccesses slab_accesses(const LoopRecord& loop, int begin, int end) {
   return out;
 }
 
+/// How far (in outermost indices) each loop's tile boundaries trail the first loop's, so that
+/// running the chain tile by tile, each tile loop by loop, gives what running it loop by loop
+/// gives. For loops k before l touching the same dataset (writes are at the site):
+///   l reads (up to offset hi) what k writes: l may only reach rows k has done: shift_l >= shift_k + hi;
+///   l writes what k reads (from offset lo): k's next tile still needs the old rows: shift_l >= shift_k - lo;
+///   both write: l's rows must stay behind k's: shift_l >= shift_k.
+std::vector<int> tile_shifts(const std::vector<std::unique_ptr<LoopRecord>>& loops) {
+  std::vector<int> shift(loops.size(), 0);
+  for (std::size_t l = 0; l < loops.size(); ++l)
+    for (std::size_t k = 0; k < l; ++k)
+      for (const DatUse& a : loops[k]->dats)
+        for (const DatUse& b : loops[l]->dats) {
+          if (a.buffer.key() != b.buffer.key()) continue;
+          const bool k_writes = a.access != Access::read, l_writes = b.access != Access::read;
+          if (k_writes) shift[l] = std::max(shift[l], shift[k] + std::max(b.high, 0));
+          if (l_writes) shift[l] = std::max(shift[l], shift[k] - std::min(a.low, 0));
+        }
+  return shift;
+}
+
+int auto_tile_rows(const std::vector<std::unique_ptr<LoopRecord>>& loops, std::size_t cache) {
+  std::vector<const Buffer*> seen;
+  std::size_t row_bytes = 0;
+  for (const auto& loop : loops)
+    for (const DatUse& u : loop->dats)
+      if (std::none_of(seen.begin(), seen.end(), [&](const Buffer* b) { return b->key() == u.buffer.key(); })) {
+        seen.push_back(&u.buffer);
+        row_bytes += u.buffer.row_bytes();
+      }
+  if (cache == 0) cache = cache_bytes(3) != 0 ? cache_bytes(3) : cache_bytes(2) != 0 ? cache_bytes(2) : std::size_t{8} << 20;
+  return int(std::max<std::size_t>(1, cache / 4 / std::max<std::size_t>(row_bytes, 1)));
+}
+
 std::vector<void*> bases_of(const NodeData& d, const std::vector<std::size_t>& slot) {
   std::vector<void*> bases;
   bases.reserve(slot.size());
@@ -66,8 +104,11 @@ std::vector<void*> bases_of(const NodeData& d, const std::vector<std::size_t>& s
 }  // namespace
 }  // namespace detail
 
-Context::Context(DeviceSet& devices, Executor& executor)
-    : state_(std::make_unique<detail::ChainState>(devices, executor)) {
+Context::Context(DeviceSet& devices, Executor& executor, const ContextOptions& options)
+    : state_(std::make_unique<detail::ChainState>(devices, executor, options)) {
+  if (options.tile_rows < 0)
+    throw Error("loops::ContextOptions: tile_rows " + std::to_string(options.tile_rows) +
+                "; give a positive height, or 0 to choose it from the cache size");
   for (std::size_t a = 0; a < devices.num_accelerators(); ++a)
     if (devices.accelerator(a).kind() == DeviceKind::cuda)
       throw Error("loops::Context: device '" + devices.accelerator(a).name() +
@@ -80,6 +121,9 @@ DeviceSet& Context::devices() noexcept { return state_->devices; }
 Executor& Context::executor() noexcept { return state_->executor; }
 std::size_t Context::pending() const noexcept { return state_->loops.size(); }
 std::size_t Context::executed() const noexcept { return state_->executed; }
+std::size_t Context::last_tiles() const noexcept { return state_->last_tiles; }
+int Context::last_tile_rows() const noexcept { return state_->last_tile_rows; }
+const ContextOptions& Context::options() const noexcept { return state_->options; }
 
 void Context::record(std::unique_ptr<detail::LoopRecord> loop) { state_->loops.push_back(std::move(loop)); }
 
@@ -91,27 +135,55 @@ void Context::execute() {
   st.loops.clear();
   const std::size_t accelerators = st.devices.num_accelerators();
   AccessGraph g(st.memory, "loop chain");
-  for (const auto& owned : loops) {
-    detail::LoopRecord* loop = owned.get();
-    const int b = loop->outer_begin(), n = loop->outer_end() - b;
-    const std::size_t wanted = accelerators > 0 ? accelerators : std::max<std::size_t>(1, st.executor.num_workers());
-    const int parts = int(std::min<std::size_t>(wanted, std::size_t(n)));
-    for (int p = 0; p < parts; ++p) {
-      const int lo = b + int(std::int64_t(n) * p / parts), hi = b + int(std::int64_t(n) * (p + 1) / parts);
-      detail::SlabAccesses a = detail::slab_accesses(*loop, lo, hi);
-      if (accelerators == 0) {
-        g.host(loop->name, std::move(a.declared), [loop, lo, hi, slot = a.slot](const NodeData& d) {
-          const std::vector<void*> bases = detail::bases_of(d, slot);
-          loop->run(lo, hi, bases.data());
-        });
-      } else {
-        g.device(st.devices.accelerator(std::size_t(p)), loop->name, std::move(a.declared),
-                 [loop, lo, hi, slot = a.slot](const NodeData& d) {
-                   d.stream().enqueue_host([loop, lo, hi, bases = detail::bases_of(d, slot)] {
-                     loop->run(lo, hi, bases.data());
-                   }, loop->name);
-                 });
+  auto add = [&](detail::LoopRecord* loop, int lo, int hi, std::size_t device) {
+    detail::SlabAccesses a = detail::slab_accesses(*loop, lo, hi);
+    if (accelerators == 0) {
+      g.host(loop->name, std::move(a.declared), [loop, lo, hi, slot = a.slot](const NodeData& d) {
+        const std::vector<void*> bases = detail::bases_of(d, slot);
+        loop->run(lo, hi, bases.data());
+      });
+    } else {
+      g.device(st.devices.accelerator(device), loop->name, std::move(a.declared),
+               [loop, lo, hi, slot = a.slot](const NodeData& d) {
+                 d.stream().enqueue_host([loop, lo, hi, bases = detail::bases_of(d, slot)] {
+                   loop->run(lo, hi, bases.data());
+                 }, loop->name);
+               });
+    }
+  };
+  st.last_tiles = 0;
+  st.last_tile_rows = 0;
+  if (st.options.tiled && accelerators == 0) {
+    // Tile-major order: the AccessGraph orders the (tile, loop) nodes by their declared rows, so
+    // tiles overlap as a wavefront where the skew leaves them independent.
+    const std::vector<int> shift = detail::tile_shifts(loops);
+    const int rows = st.options.tile_rows > 0 ? st.options.tile_rows : detail::auto_tile_rows(loops, st.options.cache_bytes);
+    int first = loops[0]->outer_begin(), last = loops[0]->outer_end(), max_shift = 0;
+    for (std::size_t l = 0; l < loops.size(); ++l) {
+      first = std::min(first, loops[l]->outer_begin());
+      last = std::max(last, loops[l]->outer_end());
+      max_shift = std::max(max_shift, shift[l]);
+    }
+    auto boundary = [&](std::size_t l, std::int64_t t) {
+      const std::int64_t b = std::int64_t(first) + t * rows - shift[l];
+      return int(std::clamp<std::int64_t>(b, loops[l]->outer_begin(), loops[l]->outer_end()));
+    };
+    std::int64_t t = 0;
+    for (; std::int64_t(first) + t * rows - max_shift < last; ++t)
+      for (std::size_t l = 0; l < loops.size(); ++l) {
+        const int lo = boundary(l, t), hi = boundary(l, t + 1);
+        if (lo < hi) add(loops[l].get(), lo, hi, 0);
       }
+    st.last_tiles = std::size_t(t);
+    st.last_tile_rows = rows;
+  } else {
+    for (const auto& owned : loops) {
+      detail::LoopRecord* loop = owned.get();
+      const int b = loop->outer_begin(), n = loop->outer_end() - b;
+      const std::size_t wanted = accelerators > 0 ? accelerators : std::max<std::size_t>(1, st.executor.num_workers());
+      const int parts = int(std::min<std::size_t>(wanted, std::size_t(n)));
+      for (int p = 0; p < parts; ++p)
+        add(loop, b + int(std::int64_t(n) * p / parts), b + int(std::int64_t(n) * (p + 1) / parts), std::size_t(p));
     }
   }
   g.run(st.executor).get();

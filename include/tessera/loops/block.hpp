@@ -61,12 +61,26 @@ struct LoopRecord;
 class ChainState;
 }  // namespace detail
 
+/// How a chain runs.
+struct ContextOptions {
+  /// Cache-blocking on the host: the chain runs in tiles along the outermost dimension, each
+  /// loop's tile boundary skewed back from the one before by what its stencils and writes need,
+  /// so a tile's rows stay in cache across the whole chain. Results are bitwise those untiled.
+  /// Ignored on accelerators.
+  bool tiled = false;
+  /// Outermost indices per tile; 0: as many as let one tile's rows of every dataset the chain
+  /// touches fill a quarter of `cache_bytes`.
+  int tile_rows = 0;
+  /// 0: the last-level cache hwloc reports (L3, else L2, else 8 MiB).
+  std::size_t cache_bytes = 0;
+};
+
 /// Where loops run and the chain they are recorded into. `devices` "host": CPU workers; "sim:N"
 /// or CUDA: one part of every loop per accelerator. Loops run lazily: when a reduction's result
 /// or a dataset's values are asked for, or on execute().
 class Context {
  public:
-  Context(DeviceSet& devices, Executor& executor);
+  Context(DeviceSet& devices, Executor& executor, const ContextOptions& options = {});
   ~Context();
   Context(const Context&) = delete;
   Context& operator=(const Context&) = delete;
@@ -77,6 +91,10 @@ class Context {
   std::size_t pending() const noexcept;
   /// Loops run since construction (each counts once, whatever the parts it ran in).
   std::size_t executed() const noexcept;
+  /// Tiles the last chain ran in (0 untiled), and their height in outermost indices.
+  std::size_t last_tiles() const noexcept;
+  int last_tile_rows() const noexcept;
+  const ContextOptions& options() const noexcept;
 
   MemoryManager& memory() noexcept;
   DeviceSet& devices() noexcept;
