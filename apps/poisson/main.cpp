@@ -2,6 +2,7 @@
 // it is within 0.001 % of OPS's expected value (default 20 x 20 grid, 10 iterations).
 //
 //   tessera-poisson --devices sim:4
+//   tessera-poisson --tile-rows 4     (cache-blocked chains on the host)
 #include "poisson.hpp"
 
 #include <tessera/core/error.hpp>
@@ -28,6 +29,7 @@ int positive(std::string_view option, const char* value) {
 int main(int argc, char** argv) {
   poisson::Problem p;
   std::string devices = "host";
+  tessera::loops::ContextOptions options;
   try {
     for (int a = 1; a < argc; ++a) {
       const std::string_view opt = argv[a];
@@ -37,12 +39,17 @@ int main(int argc, char** argv) {
       else if (opt == "--sizey") p.ny = positive(opt, value);
       else if (opt == "--iters") p.iterations = positive(opt, value);
       else if (opt == "--devices") devices = value;
-      else throw tessera::Error("unknown option " + std::string(opt) + "; use --sizex, --sizey, --iters, --devices");
+      else if (opt == "--tile-rows") {
+        options.tiled = true;
+        options.tile_rows = positive(opt, value);
+      } else
+        throw tessera::Error("unknown option " + std::string(opt) +
+                             "; use --sizex, --sizey, --iters, --devices, --tile-rows (0: tiles sized from the cache)");
     }
     if (p.nx == 0 || p.ny == 0) throw tessera::Error("--sizex and --sizey must be at least 1");
     auto set = tessera::DeviceSet::select(devices);
     tessera::Executor executor;
-    tessera::loops::Context context(set, executor);
+    tessera::loops::Context context(set, executor, options);
     const double err = poisson::solve(context, p);
     std::printf("Total error: %3.15g\n", err);
     if (p.nx != 20 || p.ny != 20 || p.iterations != 10) {

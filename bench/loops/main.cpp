@@ -1,4 +1,5 @@
 // tessera-bench-loops [--json FILE] [--quick] [--only jacobi|seven|launch]
+// (environment: TESSERA_BENCH_JACOBI_N grid size, TESSERA_BENCH_TILE_ROWS tile height)
 // par_loop chains on the host against the same chains hand-written with OpenMP (baselines.cpp),
 // timed in interleaved rounds in the same run; and the cost of one small par_loop. Exits 1 when
 // a tessera result differs from its baseline's.
@@ -36,8 +37,8 @@ std::vector<double> random_field(std::size_t n) {
 
 // Median of the per-round ratio baseline / tessera, and both medians.
 template <class T, class B>
-void interleaved(Report& report, const std::string& name, double bytes_per_run, int rounds, T&& tessera_run,
-                 B&& baseline_run) {
+void interleaved(Report& report, const std::string& name, const std::string& variant, const std::string& baseline,
+                 double bytes_per_run, int rounds, T&& tessera_run, B&& baseline_run) {
   std::vector<double> tt, tb;
   tessera_run();
   baseline_run();
@@ -53,24 +54,23 @@ void interleaved(Report& report, const std::string& name, double bytes_per_run, 
   std::sort(tt.begin(), tt.end());
   std::sort(tb.begin(), tb.end());
   const double t = tt[tt.size() / 2], base = tb[tb.size() / 2];
-  report.add(Record{name, "tessera", "bandwidth", bytes_per_run / t / 1e9, "GB/s", "openmp", bytes_per_run / base / 1e9});
+  report.add(Record{name, variant, "bandwidth", bytes_per_run / t / 1e9, "GB/s", baseline, bytes_per_run / base / 1e9});
 }
 
-void run_jacobi(Report& report, bool quick, int rounds, tl::Context& context) {
-  const int n = quick ? 1024 : 2048, iterations = 10;
-  const double dx = 0.01, dy = 0.01;
-  tl::Block grid(context, 2, "grid");
-  const tl::Shape shape{.size = {n, n, 1}, .d_m = {-1, -1, 0}, .d_p = {1, 1, 0}};
-  tl::Dataset<double> u(grid, shape, "u"), u2(grid, shape, "u2"), f(grid, shape, "f");
-  const auto init = random_field(u.elements());
-  u.assign(init);
-  u2.assign(init);
-  f.assign(random_field(f.elements()));
-  std::vector<double> bu = init, bu2 = init, bf = f.fetch();
-  const tl::Stencil zero(2, {{0, 0, 0}}, "00");
-  const tl::Stencil five(2, {{0, 0, 0}, {1, 0, 0}, {-1, 0, 0}, {0, 1, 0}, {0, -1, 0}}, "5pt");
-  const tl::Range interior = tl::Range::of(2, {0, n, 0, n});
-  auto chain = [&] {
+// One Jacobi problem (u, u2, f) in a context, and its chain of `iterations` Jacobi + copy pairs.
+struct JacobiChain {
+  JacobiChain(tl::Context& c, int size, const std::vector<double>& init, const std::vector<double>& rhs)
+      : context(c), n(size), grid(c, 2, "grid"), u(grid, shape(size), "u"), u2(grid, shape(size), "u2"),
+        f(grid, shape(size), "f") {
+    u.assign(init);
+    u2.assign(init);
+    f.assign(rhs);
+  }
+  static tl::Shape shape(int size) { return {.size = {size, size, 1}, .d_m = {-1, -1, 0}, .d_p = {1, 1, 0}}; }
+  void run(int iterations, double dx, double dy) {
+    const tl::Stencil zero(2, {{0, 0, 0}}, "00");
+    const tl::Stencil five(2, {{0, 0, 0}, {1, 0, 0}, {-1, 0, 0}, {0, 1, 0}, {0, -1, 0}}, "5pt");
+    const tl::Range interior = tl::Range::of(2, {0, n, 0, n});
     for (int it = 0; it < iterations; ++it) {
       tl::par_loop(
           [](tl::Acc<double> out, tl::Acc<const double> in, tl::Acc<const double> ff, const double& hx, const double& hy) {
@@ -82,13 +82,36 @@ void run_jacobi(Report& report, bool quick, int rounds, tl::Context& context) {
                    tl::write(u, zero), tl::read(u2, zero));
     }
     context.execute();
-  };
+  }
+  tl::Context& context;
+  int n;
+  tl::Block grid;
+  tl::Dataset<double> u, u2, f;
+};
+
+void run_jacobi(Report& report, bool quick, int rounds, tl::Context& plain, tl::Context& tiled) {
+  const char* size = std::getenv("TESSERA_BENCH_JACOBI_N");
+  // 4096²: three arrays of 134 MB, beyond the 260 MiB L3 the development VM reports.
+  const int n = size ? std::atoi(size) : quick ? 1024 : 4096, iterations = 10;
+  const double dx = 0.01, dy = 0.01;
+  const std::size_t elements = std::size_t(n + 2) * (n + 2);
+  const auto init = random_field(elements), rhs = random_field(elements + 1);
+  const std::vector<double> f_values(rhs.begin(), rhs.begin() + std::ptrdiff_t(elements));
+  JacobiChain a(plain, n, init, f_values), b(tiled, n, init, f_values);
+  std::vector<double> bu = init, bu2 = init, bf = f_values;
   // Per iteration: Jacobi reads u and f, writes u2; the copy reads u2, writes u (interior).
   const double bytes = double(iterations) * 5.0 * double(n) * n * sizeof(double);
-  interleaved(report, "jacobi2d-" + std::to_string(n) + "-x10", bytes, rounds, chain,
-              [&] { loops_baseline::jacobi_chain(bu.data(), bu2.data(), bf.data(), n, n, iterations, dx, dy); });
-  if (u.fetch() != bu) {
-    std::printf("MISMATCH: jacobi2d tessera and OpenMP results differ\n");
+  const std::string name = "jacobi2d-" + std::to_string(n) + "-x10";
+  auto openmp = [&] { loops_baseline::jacobi_chain(bu.data(), bu2.data(), bf.data(), n, n, iterations, dx, dy); };
+  interleaved(report, name, "tessera", "openmp", bytes, rounds, [&] { a.run(iterations, dx, dy); }, openmp);
+  interleaved(report, name, "tessera-tiled", "openmp", bytes, rounds, [&] { b.run(iterations, dx, dy); }, openmp);
+  interleaved(report, name, "tessera-tiled", "tessera", bytes, rounds, [&] { b.run(iterations, dx, dy); },
+              [&] { a.run(iterations, dx, dy); });
+  std::printf("(tiled: %zu tiles of %d rows per chain)\n", tiled.last_tiles(), tiled.last_tile_rows());
+  // Every side ran the chain the same number of times.
+  const auto got = a.u.fetch();
+  if (got != bu || b.u.fetch() != bu) {
+    std::printf("MISMATCH: jacobi2d tessera, tiled and OpenMP results differ\n");
     mismatch = true;
   }
 }
@@ -118,7 +141,7 @@ void run_seven(Report& report, bool quick, int rounds, tl::Context& context) {
     context.execute();
   };
   const double bytes = double(iterations) * 2.0 * 2.0 * double(n) * n * n * sizeof(double);
-  interleaved(report, "7pt3d-" + std::to_string(n) + "-x10", bytes, rounds, chain,
+  interleaved(report, "7pt3d-" + std::to_string(n) + "-x10", "tessera", "openmp", bytes, rounds, chain,
               [&] { loops_baseline::seven_point_chain(ba.data(), bb.data(), n, iterations); });
   if (a.fetch() != ba) {
     std::printf("MISMATCH: 7pt3d tessera and OpenMP results differ\n");
@@ -166,7 +189,10 @@ int main(int argc, char** argv) {
   auto devices = tessera::DeviceSet::select("host");
   tessera::Executor executor;
   tl::Context context(devices, executor);
-  if (args.runs("jacobi")) run_jacobi(report, args.quick, rounds, context);
+  // TESSERA_BENCH_TILE_ROWS=N sets the tile height (default: chosen from the cache size).
+  const char* rows = std::getenv("TESSERA_BENCH_TILE_ROWS");
+  tl::Context tiled(devices, executor, {.tiled = true, .tile_rows = rows ? std::atoi(rows) : 0});
+  if (args.runs("jacobi")) run_jacobi(report, args.quick, rounds, context, tiled);
   if (args.runs("seven")) run_seven(report, args.quick, rounds, context);
   if (args.runs("launch")) run_launch(report, args.quick, context);
   report.write_json(args.json);

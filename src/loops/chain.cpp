@@ -81,7 +81,7 @@ std::vector<int> tile_shifts(const std::vector<std::unique_ptr<LoopRecord>>& loo
   return shift;
 }
 
-int auto_tile_rows(const std::vector<std::unique_ptr<LoopRecord>>& loops, std::size_t cache) {
+int auto_tile_rows(const std::vector<std::unique_ptr<LoopRecord>>& loops, std::size_t tile_bytes) {
   std::vector<const Buffer*> seen;
   std::size_t row_bytes = 0;
   for (const auto& loop : loops)
@@ -90,8 +90,12 @@ int auto_tile_rows(const std::vector<std::unique_ptr<LoopRecord>>& loops, std::s
         seen.push_back(&u.buffer);
         row_bytes += u.buffer.row_bytes();
       }
-  if (cache == 0) cache = cache_bytes(3) != 0 ? cache_bytes(3) : cache_bytes(2) != 0 ? cache_bytes(2) : std::size_t{8} << 20;
-  return int(std::max<std::size_t>(1, cache / 4 / std::max<std::size_t>(row_bytes, 1)));
+  if (tile_bytes == 0) {
+    const std::size_t l2 = cache_bytes(2), l3 = cache_bytes(3);
+    tile_bytes = l2 != 0 ? 4 * l2 : std::size_t{8} << 20;
+    if (l3 != 0) tile_bytes = std::min(tile_bytes, l3 / 4);
+  }
+  return int(std::max<std::size_t>(1, tile_bytes / std::max<std::size_t>(row_bytes, 1)));
 }
 
 std::vector<void*> bases_of(const NodeData& d, const std::vector<std::size_t>& slot) {
@@ -157,7 +161,7 @@ void Context::execute() {
     // Tile-major order: the AccessGraph orders the (tile, loop) nodes by their declared rows, so
     // tiles overlap as a wavefront where the skew leaves them independent.
     const std::vector<int> shift = detail::tile_shifts(loops);
-    const int rows = st.options.tile_rows > 0 ? st.options.tile_rows : detail::auto_tile_rows(loops, st.options.cache_bytes);
+    const int rows = st.options.tile_rows > 0 ? st.options.tile_rows : detail::auto_tile_rows(loops, st.options.tile_bytes);
     int first = loops[0]->outer_begin(), last = loops[0]->outer_end(), max_shift = 0;
     for (std::size_t l = 0; l < loops.size(); ++l) {
       first = std::min(first, loops[l]->outer_begin());

@@ -40,4 +40,33 @@ TEST(LoopsDocs, HeatStepsConserveTheTotalOfAPeriodicField) {
   EXPECT_EQ(context.executed(), 22u);
 }
 
+TEST(LoopsDocs, ATiledChainGivesTheUntiledBits) {
+  namespace tl = tessera::loops;
+  auto devices = tessera::DeviceSet::select("host");
+  tessera::Executor executor;
+  auto smooth = [](tl::Context& context) {
+    tl::Block grid(context, 2, "grid");
+    tl::Dataset<double> a(grid, {.size = {100, 100, 1}, .d_m = {-1, -1, 0}, .d_p = {1, 1, 0}}, "a");
+    tl::Dataset<double> b(grid, {.size = {100, 100, 1}, .d_m = {-1, -1, 0}, .d_p = {1, 1, 0}}, "b");
+    const tl::Stencil site(2, {{0, 0, 0}}, "site"), cross(2, {{0, 0, 0}, {1, 0, 0}, {-1, 0, 0}, {0, 1, 0}, {0, -1, 0}}, "cross");
+    const tl::Range all = tl::Range::of(2, {0, 100, 0, 100});
+    tl::par_loop([](tl::Acc<double> v, const int* idx) { v(0, 0) = idx[0] % 7 + idx[1] % 5; }, "init", grid, all,
+                 tl::write(a, site), tl::idx());
+    for (int i = 0; i < 8; ++i) {
+      tl::par_loop([](tl::Acc<double> o, tl::Acc<const double> v) {
+        o(0, 0) = 0.2 * (v(0, 0) + v(1, 0) + v(-1, 0) + v(0, 1) + v(0, -1));
+      }, "smooth", grid, all, tl::write(b, site), tl::read(a, cross));
+      tl::par_loop([](tl::Acc<double> o, tl::Acc<const double> v) { o(0, 0) = v(0, 0); }, "copy", grid, all,
+                   tl::write(a, site), tl::read(b, site));
+    }
+    return a.fetch();
+  };
+  // DOC loops-tiled begin
+  tl::Context plain(devices, executor);
+  tl::Context tiled(devices, executor, {.tiled = true, .tile_rows = 16});  // tile_rows 0: from the cache size
+  EXPECT_EQ(smooth(tiled), smooth(plain));
+  // DOC loops-tiled end
+  EXPECT_GT(tiled.last_tiles(), 6u);
+}
+
 }  // namespace

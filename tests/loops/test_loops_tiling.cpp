@@ -94,7 +94,7 @@ TEST(LoopsTiling, RandomChainsTiledEqualUntiledBitForBit) {
     const auto want = run_chain(chain, {});
     for (int rows : {1, 3, 7, 0}) {
       std::size_t tiles = 0;
-      const auto got = run_chain(chain, {.tiled = true, .tile_rows = rows, .cache_bytes = 64 * 1024}, &tiles);
+      const auto got = run_chain(chain, {.tiled = true, .tile_rows = rows, .tile_bytes = 16 * 1024}, &tiles);
       EXPECT_GE(tiles, rows == 0 ? 1u : 3u) << "seed " << seed << " rows " << rows;
       for (int d = 0; d < kDats; ++d) ASSERT_EQ(got[d], want[d]) << "seed " << seed << " tile rows " << rows << " d" << d;
     }

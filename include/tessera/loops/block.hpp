@@ -69,10 +69,12 @@ struct ContextOptions {
   /// Ignored on accelerators.
   bool tiled = false;
   /// Outermost indices per tile; 0: as many as let one tile's rows of every dataset the chain
-  /// touches fill a quarter of `cache_bytes`.
+  /// touches span `tile_bytes`.
   int tile_rows = 0;
-  /// 0: the last-level cache hwloc reports (L3, else L2, else 8 MiB).
-  std::size_t cache_bytes = 0;
+  /// 0: four times the L2 cache hwloc reports, at most a quarter of the L3 (8 MiB without
+  /// hwloc). On the 2-core development VM (2 MiB L2) a 4096² Jacobi chain ran fastest with
+  /// tiles of 4-8 MiB (bench/results/README.md).
+  std::size_t tile_bytes = 0;
 };
 
 /// Where loops run and the chain they are recorded into. `devices` "host": CPU workers; "sim:N"
