@@ -15,7 +15,8 @@
 //
 // With TESSERA_LOOPS_CHECKED (default: debug builds) an offset outside the argument's stencil is
 // a tessera::Error naming the loop, the dataset and the offset; writing through a read argument
-// does not compile. A range reaching past a dataset's halo is an Error in every build.
+// does not compile. A range reaching past a dataset's halo is an Error in every build. Define
+// TESSERA_LOOPS_CHECKED the same way in every file of a program that runs the same kernel.
 
 #include <tessera/core/error.hpp>
 #include <tessera/loops/block.hpp>
@@ -297,11 +298,22 @@ class LoopOf final : public LoopRecord {
   template <std::size_t... I>
   void row(void* const* bases, int i0, int i1, int j, int k, int outer, int* site, std::index_sequence<I...>) {
     const auto cursors = std::make_tuple(std::get<I>(stored_).cursor(bases, i0, j, k, outer)...);
-    for (int i = i0; i < i1; ++i) {
-      site[0] = i;
-      kernel_(std::get<I>(cursors).at(i - i0, site)...);
+    if constexpr (sites_independent) {
+      // Sites of a row share nothing but what they read: let the compiler run them in lanes.
+#pragma omp simd
+      for (int i = i0; i < i1; ++i) kernel_(std::get<I>(cursors).at(i - i0, site)...);
+    } else {
+      for (int i = i0; i < i1; ++i) {
+        site[0] = i;
+        kernel_(std::get<I>(cursors).at(i - i0, site)...);
+      }
     }
   }
+
+  // A reduction accumulates across the sites of a row, the site index changes per site, and a
+  // checked access may throw (which must not leave a simd loop).
+  static constexpr bool sites_independent =
+      !TESSERA_LOOPS_CHECKED && !(is_reduce_v<A> || ...) && !(std::is_same_v<A, IdxArg> || ...);
 
   K kernel_;
   std::tuple<Stored<A>...> stored_;
