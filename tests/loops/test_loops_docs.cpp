@@ -7,7 +7,7 @@
 
 namespace {
 
-TEST(LoopsDocs, HeatStepsConserveTheTotalOfAPeriodicField) {
+TEST(LoopsDocs, HeatStepsKeepTheTotalWhileTheSpotIsFarFromTheEdge) {
   // DOC loops-heat begin
   namespace tl = tessera::loops;
   auto devices = tessera::DeviceSet::select("sim:2");
