@@ -33,6 +33,13 @@ class ChainState {
   std::size_t executed = 0;
   std::size_t last_tiles = 0;
   int last_tile_rows = 0;
+
+  // The last chain's graph, run again for a chain of the same shape (the usual time step): its
+  // nodes find their loops in `current`. It keeps that chain's Buffers alive until replaced.
+  std::unique_ptr<AccessGraph> graph;
+  std::vector<std::byte> shape;
+  std::vector<LoopRecord*> current;
+  std::size_t graphs_built = 0;
 };
 
 namespace {
@@ -98,6 +105,30 @@ int auto_tile_rows(const std::vector<std::unique_ptr<LoopRecord>>& loops, std::s
   return int(std::max<std::size_t>(1, tile_bytes / std::max<std::size_t>(row_bytes, 1)));
 }
 
+/// Everything the graph of a chain is built from: per loop its dimensions, range and dataset
+/// uses (Buffer identity, access, reach). Two chains with the same bytes get the same graph.
+std::vector<std::byte> chain_shape(const std::vector<std::unique_ptr<LoopRecord>>& loops) {
+  std::vector<std::byte> out;
+  auto put = [&out](const auto& v) {
+    const auto* p = reinterpret_cast<const std::byte*>(&v);
+    out.insert(out.end(), p, p + sizeof v);
+  };
+  for (const auto& loop : loops) {
+    put(loop->dims);
+    put(loop->range.begin);
+    put(loop->range.end);
+    put(loop->dats.size());
+    for (const DatUse& u : loop->dats) {
+      put(u.buffer.key());
+      put(u.access);
+      put(u.low);
+      put(u.high);
+      put(u.first_row);
+    }
+  }
+  return out;
+}
+
 std::vector<void*> bases_of(const NodeData& d, const std::vector<std::size_t>& slot) {
   std::vector<void*> bases;
   bases.reserve(slot.size());
@@ -125,6 +156,7 @@ DeviceSet& Context::devices() noexcept { return state_->devices; }
 Executor& Context::executor() noexcept { return state_->executor; }
 std::size_t Context::pending() const noexcept { return state_->loops.size(); }
 std::size_t Context::executed() const noexcept { return state_->executed; }
+std::size_t Context::graphs_built() const noexcept { return state_->graphs_built; }
 std::size_t Context::last_tiles() const noexcept { return state_->last_tiles; }
 int Context::last_tile_rows() const noexcept { return state_->last_tile_rows; }
 const ContextOptions& Context::options() const noexcept { return state_->options; }
@@ -137,21 +169,46 @@ void Context::execute() {
   // Taken out first: a failed chain is dropped, not run again by the next value asked for.
   std::vector<std::unique_ptr<detail::LoopRecord>> loops = std::move(st.loops);
   st.loops.clear();
+  st.current.clear();
+  for (const auto& loop : loops) st.current.push_back(loop.get());
+  std::vector<std::byte> shape = detail::chain_shape(loops);
+  if (!st.graph || shape != st.shape) {
+    st.graph.reset();
+    build(loops);
+    st.shape = std::move(shape);
+  }
+  try {
+    st.graph->run(st.executor).get();
+  } catch (...) {
+    st.graph.reset();  // built again next time rather than trusted after a failure
+    st.current.clear();
+    throw;
+  }
+  st.current.clear();
+  for (const auto& loop : loops) loop->finish();
+  st.executed += loops.size();
+}
+
+void Context::build(const std::vector<std::unique_ptr<detail::LoopRecord>>& loops) {
+  detail::ChainState& st = *state_;
   const std::size_t accelerators = st.devices.num_accelerators();
-  AccessGraph g(st.memory, "loop chain");
-  auto add = [&](detail::LoopRecord* loop, int lo, int hi, std::size_t device) {
-    detail::SlabAccesses a = detail::slab_accesses(*loop, lo, hi);
+  auto graph = std::make_unique<AccessGraph>(st.memory, "loop chain");
+  AccessGraph& g = *graph;
+  detail::ChainState* chain = &st;
+  auto add = [&](std::size_t index, int lo, int hi, std::size_t device) {
+    const detail::LoopRecord& loop = *loops[index];
+    detail::SlabAccesses a = detail::slab_accesses(loop, lo, hi);
     if (accelerators == 0) {
-      g.host(loop->name, std::move(a.declared), [loop, lo, hi, slot = a.slot](const NodeData& d) {
+      g.host(loop.name, std::move(a.declared), [chain, index, lo, hi, slot = a.slot](const NodeData& d) {
         const std::vector<void*> bases = detail::bases_of(d, slot);
-        loop->run(lo, hi, bases.data());
+        chain->current[index]->run(lo, hi, bases.data());
       });
     } else {
-      g.device(st.devices.accelerator(device), loop->name, std::move(a.declared),
-               [loop, lo, hi, slot = a.slot](const NodeData& d) {
-                 d.stream().enqueue_host([loop, lo, hi, bases = detail::bases_of(d, slot)] {
-                   loop->run(lo, hi, bases.data());
-                 }, loop->name);
+      g.device(st.devices.accelerator(device), loop.name, std::move(a.declared),
+               [chain, index, lo, hi, slot = a.slot](const NodeData& d) {
+                 detail::LoopRecord* l = chain->current[index];
+                 d.stream().enqueue_host([l, lo, hi, bases = detail::bases_of(d, slot)] { l->run(lo, hi, bases.data()); },
+                                         l->name);
                });
     }
   };
@@ -176,23 +233,22 @@ void Context::execute() {
     for (; std::int64_t(first) + t * rows - max_shift < last; ++t)
       for (std::size_t l = 0; l < loops.size(); ++l) {
         const int lo = boundary(l, t), hi = boundary(l, t + 1);
-        if (lo < hi) add(loops[l].get(), lo, hi, 0);
+        if (lo < hi) add(l, lo, hi, 0);
       }
     st.last_tiles = std::size_t(t);
     st.last_tile_rows = rows;
   } else {
-    for (const auto& owned : loops) {
-      detail::LoopRecord* loop = owned.get();
+    for (std::size_t l = 0; l < loops.size(); ++l) {
+      const detail::LoopRecord* loop = loops[l].get();
       const int b = loop->outer_begin(), n = loop->outer_end() - b;
       const std::size_t wanted = accelerators > 0 ? accelerators : std::max<std::size_t>(1, st.executor.num_workers());
       const int parts = int(std::min<std::size_t>(wanted, std::size_t(n)));
       for (int p = 0; p < parts; ++p)
-        add(loop, b + int(std::int64_t(n) * p / parts), b + int(std::int64_t(n) * (p + 1) / parts), std::size_t(p));
+        add(l, b + int(std::int64_t(n) * p / parts), b + int(std::int64_t(n) * (p + 1) / parts), std::size_t(p));
     }
   }
-  g.run(st.executor).get();
-  for (const auto& loop : loops) loop->finish();
-  st.executed += loops.size();
+  st.graph = std::move(graph);
+  ++st.graphs_built;
 }
 
 }  // namespace tessera::loops

@@ -141,8 +141,14 @@ TEST_P(Loops, ChainsRunWhenAValueIsNeededAndAgainAfter) {
     EXPECT_EQ(context.pending(), 0u);
   }
   EXPECT_EQ(context.executed(), 6u);
-  context.execute();  // nothing pending: nothing happens
+  EXPECT_EQ(context.graphs_built(), 1u);  // one shape, three global values: one graph
+  context.execute();                      // nothing pending: nothing happens
   EXPECT_EQ(context.executed(), 6u);
+  // Another shape builds another graph, and the first shape after it builds its own again.
+  tl::par_loop([](tl::Acc<const double> v, double& t) { t += v(0, 0); }, "corner", block,
+               tl::Range::of(2, {0, 2, 0, 2}), tl::read(a, zero), tl::reduce(total));
+  EXPECT_EQ(total.get(), 4.0 * 6.0);
+  EXPECT_EQ(context.graphs_built(), 2u);
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, Loops, ::testing::ValuesIn(test_backends::spec_strings),

@@ -93,7 +93,10 @@ class Context {
   std::size_t pending() const noexcept;
   /// Loops run since construction (each counts once, whatever the parts it ran in).
   std::size_t executed() const noexcept;
-  /// Tiles the last chain ran in (0 untiled), and their height in outermost indices.
+  /// Graphs built for chains: a chain of the same shape as the one before (same loops, ranges,
+  /// datasets and stencils; kernels and global values may differ) reuses its graph.
+  std::size_t graphs_built() const noexcept;
+  /// Tiles the last chain was built in (0 untiled), and their height in outermost indices.
   std::size_t last_tiles() const noexcept;
   int last_tile_rows() const noexcept;
   const ContextOptions& options() const noexcept;
@@ -105,6 +108,7 @@ class Context {
   void record(std::unique_ptr<detail::LoopRecord> loop);
 
  private:
+  void build(const std::vector<std::unique_ptr<detail::LoopRecord>>& loops);
   std::unique_ptr<detail::ChainState> state_;
 };
 
