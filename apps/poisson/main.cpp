@@ -3,6 +3,7 @@
 //
 //   tessera-poisson --devices sim:4
 //   tessera-poisson --tile-rows 4     (cache-blocked chains on the host)
+//   tessera-poisson --devices sim:2:speed=1,4 --hybrid   (CPU workers beside the devices, balanced)
 #include "poisson.hpp"
 
 #include <tessera/core/error.hpp>
@@ -33,6 +34,10 @@ int main(int argc, char** argv) {
   try {
     for (int a = 1; a < argc; ++a) {
       const std::string_view opt = argv[a];
+      if (opt == "--hybrid") {
+        options.hybrid = true;
+        continue;
+      }
       if (a + 1 >= argc) throw tessera::Error("option " + std::string(opt) + " needs a value");
       const char* value = argv[++a];
       if (opt == "--sizex") p.nx = positive(opt, value);
@@ -44,7 +49,7 @@ int main(int argc, char** argv) {
         options.tile_rows = positive(opt, value);
       } else
         throw tessera::Error("unknown option " + std::string(opt) +
-                             "; use --sizex, --sizey, --iters, --devices, --tile-rows (0: tiles sized from the cache)");
+                             "; use --sizex, --sizey, --iters, --devices, --tile-rows (0: tiles sized from the cache), --hybrid");
     }
     if (p.nx == 0 || p.ny == 0) throw tessera::Error("--sizex and --sizey must be at least 1");
     auto set = tessera::DeviceSet::select(devices);

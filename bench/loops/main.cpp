@@ -1,7 +1,8 @@
-// tessera-bench-loops [--json FILE] [--quick] [--only jacobi|seven|launch]
+// tessera-bench-loops [--json FILE] [--quick] [--only jacobi|seven|launch|hybrid]
 // (environment: TESSERA_BENCH_JACOBI_N grid size, TESSERA_BENCH_TILE_ROWS tile height)
 // par_loop chains on the host against the same chains hand-written with OpenMP (baselines.cpp),
-// timed in interleaved rounds in the same run; and the cost of one small par_loop. Exits 1 when
+// timed in interleaved rounds in the same run; the cost of one small par_loop; and balanced
+// splits over unequal simulated devices against the sum of their speeds. Exits 1 when
 // a tessera result differs from its baseline's.
 #include "baselines.hpp"
 
@@ -16,6 +17,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <random>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -170,6 +172,40 @@ void run_launch(Report& report, bool quick, tl::Context& context) {
   report.add(Record{"launch-8x8", "chain-of-all", "per-loop", chained * 1e6, "us", "", 0});
 }
 
+// Balanced splits on unequal simulated devices against the ideal: the sum of the participants'
+// throughputs. A device of speed 1 in `sim:2:speed=1,4` does a quarter of what the fastest does,
+// and the fastest is a sim device alone (`sim:1`), so the ideal is that rate times 1 + 1/4.
+double jacobi_rate(const std::string& spec, const tl::ContextOptions& options, int n, int chains) {
+  auto devices = tessera::DeviceSet::select(spec);
+  tessera::Executor executor;
+  tl::Context context(devices, executor, options);
+  const std::size_t elements = std::size_t(n + 2) * (n + 2);
+  JacobiChain j(context, n, random_field(elements), random_field(elements));
+  for (int c = 0; c < 6; ++c) j.run(2, 0.01, 0.01);  // the balancer learns the split
+  const double seconds = tessera::bench::median_seconds([&] {
+    for (int c = 0; c < chains; ++c) j.run(2, 0.01, 0.01);
+  }, 3);
+  return double(chains) * 2.0 * double(n) * n / seconds / 1e6;
+}
+
+void run_hybrid(Report& report, bool quick) {
+  const int n = quick ? 512 : 1024, chains = quick ? 5 : 20;
+  const std::string name = "hybrid-jacobi-" + std::to_string(n);
+  const double fastest = jacobi_rate("sim:1", {}, n, chains);
+  report.add(Record{name, "sim:1", "throughput", fastest, "Mcell/s", "", 0});
+  for (double slow : {4.0, 16.0}) {
+    const std::string spec = "sim:2:speed=1," + std::to_string(int(slow));
+    report.add(Record{name, spec, "throughput", jacobi_rate(spec, {}, n, chains), "Mcell/s", "ideal (sum of speeds)",
+                      fastest * (1.0 + 1.0 / slow)});
+  }
+  // The CPU workers beside one device: on a machine whose cores also run the device's stream
+  // thread the sum of the two alone over-states what they can do together.
+  const double host = jacobi_rate("host", {}, n, chains);
+  report.add(Record{name, "host", "throughput", host, "Mcell/s", "", 0});
+  report.add(Record{name, "sim:1 hybrid", "throughput", jacobi_rate("sim:1", {.hybrid = true}, n, chains), "Mcell/s",
+                    "host + sim:1 alone", host + fastest});
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -195,6 +231,7 @@ int main(int argc, char** argv) {
   if (args.runs("jacobi")) run_jacobi(report, args.quick, rounds, context, tiled);
   if (args.runs("seven")) run_seven(report, args.quick, rounds, context);
   if (args.runs("launch")) run_launch(report, args.quick, context);
+  if (args.runs("hybrid")) run_hybrid(report, args.quick);
   report.write_json(args.json);
   if (mismatch) {
     std::fprintf(stderr, "a tessera chain's result differs from its baseline's (see MISMATCH above)\n");

@@ -7,7 +7,9 @@
 #include <tessera/device/device_set.hpp>
 #include <tessera/memory/bytes.hpp>
 
+#include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <cstdlib>
 
 #if defined(TESSERA_HAVE_CUDA)
@@ -20,7 +22,9 @@ namespace tessera {
 
 namespace {
 
-const char* const grammar = "use host, sim:N, sim:N:SIZE (e.g. sim:4:256MiB), cuda or cuda:0,1";
+const char* const grammar =
+    "use host, sim:N, sim:N:SIZE (e.g. sim:4:256MiB), sim:N[:SIZE]:speed=S[,S...] (e.g. sim:2:speed=1,4), cuda or "
+    "cuda:0,1";
 
 [[noreturn]] void bad_spec(std::string_view spec, const std::string& why) {
   throw Error("TESSERA_DEVICES='" + std::string(spec) + "': " + why + "; " + grammar);
@@ -54,6 +58,41 @@ std::vector<int> parse_ordinals(std::string_view spec, std::string_view list) {
   }
 }
 #endif
+
+// "1,4" or "8": one speed for every device or one per device, each finite and above 0.
+std::vector<double> parse_speeds(std::string_view spec, std::string_view list, std::size_t devices) {
+  std::vector<double> speeds;
+  for (std::size_t start = 0;;) {
+    const auto comma = list.find(',', start);
+    const std::string_view item = list.substr(start, comma - start);
+    double v = 0;
+    auto [end, ec] = std::from_chars(item.data(), item.data() + item.size(), v);
+    if (ec != std::errc() || end != item.data() + item.size() || item.empty() || !(v > 0) || !std::isfinite(v))
+      bad_spec(spec, "a compute speed must be a number above 0, not '" + std::string(item) + "'");
+    speeds.push_back(v);
+    if (comma == std::string_view::npos) break;
+    start = comma + 1;
+  }
+  if (speeds.size() != 1 && speeds.size() != devices)
+    bad_spec(spec, "give one compute speed, or one per device (" + std::to_string(devices) + "), not " +
+                       std::to_string(speeds.size()));
+  return speeds;
+}
+
+// How many times its CPU time each device's work takes (0: no model, the work's own time).
+std::vector<double> slowdowns(const std::vector<double>& speeds, std::size_t devices, const std::string& context) {
+  std::vector<double> out(devices, 0.0);
+  if (speeds.empty()) return out;
+  if (speeds.size() != 1 && speeds.size() != devices)
+    throw Error(context + ": give one compute speed, or one per device (" + std::to_string(devices) + "), not " +
+                std::to_string(speeds.size()));
+  for (double v : speeds)
+    if (!(v > 0) || !std::isfinite(v))
+      throw Error(context + ": a compute speed must be a number above 0, not " + std::to_string(v));
+  const double fastest = *std::max_element(speeds.begin(), speeds.end());
+  for (std::size_t i = 0; i < devices; ++i) out[i] = fastest / speeds[speeds.size() == 1 ? 0 : i];
+  return out;
+}
 
 }  // namespace
 
@@ -102,17 +141,28 @@ DeviceSet DeviceSet::select(std::string_view spec) {
     const std::size_t n = parse_count(s, rest.substr(0, second), "the device count");
     if (n == 0 || n > 64) bad_spec(s, "the device count must be between 1 and 64, not " + std::to_string(n));
     detail::SimDeviceOptions options;
-    if (second != std::string_view::npos) {
-      try {
-        options.memory_bytes = parse_bytes(rest.substr(second + 1));
-      } catch (const Error& e) {
-        bad_spec(s, e.what());
+    // After the count: an optional size, then an optional speed=..., in that order.
+    for (std::size_t at = second; at != std::string_view::npos;) {
+      const auto next = rest.find(':', at + 1);
+      const std::string_view field = rest.substr(at + 1, next == std::string_view::npos ? next : next - at - 1);
+      if (field.starts_with("speed=")) {
+        if (!options.compute_speeds.empty()) bad_spec(s, "give speed= once");
+        options.compute_speeds = parse_speeds(s, field.substr(6), n);
+      } else {
+        if (!options.compute_speeds.empty() || at != second) bad_spec(s, "the size comes right after the count");
+        try {
+          options.memory_bytes = parse_bytes(field);
+        } catch (const Error& e) {
+          bad_spec(s, e.what());
+        }
+        if (options.memory_bytes < (std::size_t{1} << 20))
+          bad_spec(s, "a simulated device needs at least 1MiB, not " + format_bytes(options.memory_bytes));
       }
-      if (options.memory_bytes < (std::size_t{1} << 20))
-        bad_spec(s, "a simulated device needs at least 1MiB, not " + format_bytes(options.memory_bytes));
+      at = next;
     }
+    const std::vector<double> slow = slowdowns(options.compute_speeds, n, "TESSERA_DEVICES='" + text + "'");
     for (std::size_t i = 0; i < n; ++i)
-      set.accelerators_.push_back(std::make_unique<detail::SimDevice>(static_cast<int>(i), options));
+      set.accelerators_.push_back(std::make_unique<detail::SimDevice>(static_cast<int>(i), options, slow[i]));
     return set;
   }
   if (kind == "cuda") {
@@ -133,9 +183,10 @@ DeviceSet DeviceSet::simulated(std::size_t count, const SimOptions& options) {
     throw Error("DeviceSet::simulated: the device count must be between 1 and 64, not " + std::to_string(count));
   DeviceSet set;
   set.spec_ = "sim:" + std::to_string(count) + ":" + format_bytes(options.memory_bytes);
+  const std::vector<double> slow = slowdowns(options.compute_speeds, count, "DeviceSet::simulated");
   set.host_ = std::make_unique<detail::HostDevice>();
   for (std::size_t i = 0; i < count; ++i)
-    set.accelerators_.push_back(std::make_unique<detail::SimDevice>(static_cast<int>(i), options));
+    set.accelerators_.push_back(std::make_unique<detail::SimDevice>(static_cast<int>(i), options, slow[i]));
   return set;
 }
 

@@ -20,6 +20,19 @@ Event Stream::record() {
 
 void Stream::make_ready(detail::EventState& state) { state.set(); }
 
+void Stream::enqueue_host_timed(std::function<void()> work, std::string label,
+                                std::function<void(std::chrono::nanoseconds)> took) {
+  // The host's clock around the work: what a backend without a device clock of its own has.
+  auto began = std::make_shared<std::chrono::steady_clock::time_point>();
+  enqueue_host(
+      [began, w = std::move(work)] {
+        *began = std::chrono::steady_clock::now();
+        w();
+      },
+      std::move(label));
+  then([began, t = std::move(took)] { t(std::chrono::steady_clock::now() - *began); });
+}
+
 bool Stream::wait_ready(const Event& e) noexcept { return e.state_->is_ready(); }
 
 Stream& Device::compute_stream(std::size_t i) {

@@ -3,6 +3,8 @@
 // accelerator otherwise); each slab declares the rows its stencils reach, so the AccessGraph
 // orders slab after slab only where rows overlap, and the memory layer moves between devices
 // only the rows a slab reads that another device wrote (OPS's dirty halo bookkeeping).
+#include "balancer.hpp"
+
 #include <tessera/core/error.hpp>
 #include <tessera/device/device.hpp>
 #include <tessera/device/device_set.hpp>
@@ -15,7 +17,9 @@
 #include <tessera/sched/executor.hpp>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <vector>
 
@@ -40,6 +44,19 @@ class ChainState {
   std::vector<std::byte> shape;
   std::vector<LoopRecord*> current;
   std::size_t graphs_built = 0;
+
+  // With accelerators: the participants (the CPU workers as one when hybrid, then each
+  // accelerator), every loop's split among them, and each slab node's measured run.
+  static constexpr std::size_t host_participant = ~std::size_t{0};
+  std::unique_ptr<Balancer> balancer;
+  std::vector<std::size_t> participant_device;  // accelerator index, or host_participant
+  std::vector<std::vector<int>> splits;         // per loop of the chain being run
+  struct SlabTime {
+    std::size_t loop = 0, participant = 0;
+    int rows = 0;
+    double seconds = 0;  // the host's clock for CPU slabs, the device's for device slabs
+  };
+  std::vector<SlabTime> times;  // per slab node of `graph`
 };
 
 namespace {
@@ -129,6 +146,37 @@ std::vector<std::byte> chain_shape(const std::vector<std::unique_ptr<LoopRecord>
   return out;
 }
 
+/// Feeds each participant's time on every loop of the chain just run to the balancer. The CPU
+/// workers run their slabs side by side, so the host's time is the mean of its slabs'.
+void record_times(ChainState& st, const std::vector<std::unique_ptr<LoopRecord>>& loops) {
+  const std::size_t n = st.participant_device.size();
+  struct Sums {
+    std::vector<int> rows;
+    std::vector<double> seconds;
+  };
+  std::map<std::string, Sums> by_key;
+  std::vector<double> seconds(loops.size() * n, 0.0);
+  std::vector<int> rows(loops.size() * n, 0), slabs(loops.size() * n, 0);
+  for (const ChainState::SlabTime& t : st.times) {
+    const std::size_t at = t.loop * n + t.participant;
+    seconds[at] += t.seconds;
+    rows[at] += t.rows;
+    ++slabs[at];
+  }
+  for (std::size_t l = 0; l < loops.size(); ++l) {
+    Sums& sums = by_key[loops[l]->name];
+    sums.rows.resize(n, 0);
+    sums.seconds.resize(n, 0.0);
+    for (std::size_t p = 0; p < n; ++p) {
+      const std::size_t at = l * n + p;
+      if (slabs[at] == 0) continue;
+      sums.rows[p] += rows[at];
+      sums.seconds[p] += st.participant_device[p] == ChainState::host_participant ? seconds[at] / slabs[at] : seconds[at];
+    }
+  }
+  for (const auto& [key, sums] : by_key) st.balancer->measured(key, sums.rows, sums.seconds);
+}
+
 std::vector<void*> bases_of(const NodeData& d, const std::vector<std::size_t>& slot) {
   std::vector<void*> bases;
   bases.reserve(slot.size());
@@ -148,6 +196,19 @@ Context::Context(DeviceSet& devices, Executor& executor, const ContextOptions& o
     if (devices.accelerator(a).kind() == DeviceKind::cuda)
       throw Error("loops::Context: device '" + devices.accelerator(a).name() +
                   "' is a CUDA GPU, and loops run on the host and sim devices so far; select \"host\" or \"sim:N\"");
+  if (devices.num_accelerators() > 0) {
+    std::vector<std::string> names;
+    detail::ChainState& st = *state_;
+    if (options.hybrid) {
+      names.push_back("host");
+      st.participant_device.push_back(detail::ChainState::host_participant);
+    }
+    for (std::size_t a = 0; a < devices.num_accelerators(); ++a) {
+      names.push_back(devices.accelerator(a).name());
+      st.participant_device.push_back(a);
+    }
+    st.balancer = std::make_unique<detail::Balancer>(std::move(names), options.balance_rate);
+  }
 }
 Context::~Context() = default;
 
@@ -161,6 +222,14 @@ std::size_t Context::last_tiles() const noexcept { return state_->last_tiles; }
 int Context::last_tile_rows() const noexcept { return state_->last_tile_rows; }
 const ContextOptions& Context::options() const noexcept { return state_->options; }
 
+std::vector<Share> Context::split_of(const std::string& loop) const {
+  std::vector<Share> out;
+  if (!state_->balancer) return out;
+  const std::vector<int> rows = state_->balancer->last_split(loop);
+  for (std::size_t p = 0; p < rows.size(); ++p) out.push_back(Share{state_->balancer->participants()[p], rows[p]});
+  return out;
+}
+
 void Context::record(std::unique_ptr<detail::LoopRecord> loop) { state_->loops.push_back(std::move(loop)); }
 
 void Context::execute() {
@@ -172,6 +241,16 @@ void Context::execute() {
   st.current.clear();
   for (const auto& loop : loops) st.current.push_back(loop.get());
   std::vector<std::byte> shape = detail::chain_shape(loops);
+  if (st.balancer) {
+    st.splits.clear();
+    for (const auto& loop : loops) {
+      st.splits.push_back(st.balancer->split(loop->name, loop->outer_end() - loop->outer_begin()));
+      for (int rows : st.splits.back()) {
+        const auto* b = reinterpret_cast<const std::byte*>(&rows);
+        shape.insert(shape.end(), b, b + sizeof rows);
+      }
+    }
+  }
   if (!st.graph || shape != st.shape) {
     st.graph.reset();
     build(loops);
@@ -185,6 +264,7 @@ void Context::execute() {
     throw;
   }
   st.current.clear();
+  if (st.balancer && st.options.balance) detail::record_times(st, loops);
   for (const auto& loop : loops) loop->finish();
   st.executed += loops.size();
 }
@@ -195,22 +275,42 @@ void Context::build(const std::vector<std::unique_ptr<detail::LoopRecord>>& loop
   auto graph = std::make_unique<AccessGraph>(st.memory, "loop chain");
   AccessGraph& g = *graph;
   detail::ChainState* chain = &st;
-  auto add = [&](std::size_t index, int lo, int hi, std::size_t device) {
+  st.times.clear();
+  // A slab of loop `index` on the CPU workers (device == host_participant) or an accelerator;
+  // `participant` (with a balancer) is who measures it.
+  auto add = [&](std::size_t index, int lo, int hi, std::size_t device, std::size_t participant) {
     const detail::LoopRecord& loop = *loops[index];
     detail::SlabAccesses a = detail::slab_accesses(loop, lo, hi);
-    if (accelerators == 0) {
-      g.host(loop.name, std::move(a.declared), [chain, index, lo, hi, slot = a.slot](const NodeData& d) {
+    const bool timed = st.balancer != nullptr;
+    const std::size_t slab = st.times.size();
+    if (timed) st.times.push_back(detail::ChainState::SlabTime{index, participant, hi - lo, 0.0});
+    if (device == detail::ChainState::host_participant) {
+      g.host(loop.name, std::move(a.declared), [chain, index, lo, hi, slot = a.slot, timed, slab](const NodeData& d) {
         const std::vector<void*> bases = detail::bases_of(d, slot);
+        if (!timed) return chain->current[index]->run(lo, hi, bases.data());
+        const auto begin = std::chrono::steady_clock::now();
         chain->current[index]->run(lo, hi, bases.data());
+        chain->times[slab].seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
       });
     } else {
       g.device(st.devices.accelerator(device), loop.name, std::move(a.declared),
-               [chain, index, lo, hi, slot = a.slot](const NodeData& d) {
+               [chain, index, lo, hi, slot = a.slot, timed, slab](const NodeData& d) {
                  detail::LoopRecord* l = chain->current[index];
-                 d.stream().enqueue_host([l, lo, hi, bases = detail::bases_of(d, slot)] { l->run(lo, hi, bases.data()); },
-                                         l->name);
+                 auto work = [l, lo, hi, bases = detail::bases_of(d, slot)] { l->run(lo, hi, bases.data()); };
+                 if (!timed) return d.stream().enqueue_host(std::move(work), l->name);
+                 d.stream().enqueue_host_timed(std::move(work), l->name, [chain, slab](std::chrono::nanoseconds t) {
+                   chain->times[slab].seconds = std::chrono::duration<double>(t).count();
+                 });
                });
     }
+  };
+  const std::size_t host = detail::ChainState::host_participant;
+  const std::size_t workers = std::max<std::size_t>(1, st.executor.num_workers());
+  // The CPU workers' part of [lo, hi): a slab each.
+  auto add_host_rows = [&](std::size_t index, int lo, int hi, std::size_t participant) {
+    const int n = hi - lo, parts = int(std::min<std::size_t>(workers, std::size_t(n)));
+    for (int p = 0; p < parts; ++p)
+      add(index, lo + int(std::int64_t(n) * p / parts), lo + int(std::int64_t(n) * (p + 1) / parts), host, participant);
   };
   st.last_tiles = 0;
   st.last_tile_rows = 0;
@@ -233,18 +333,24 @@ void Context::build(const std::vector<std::unique_ptr<detail::LoopRecord>>& loop
     for (; std::int64_t(first) + t * rows - max_shift < last; ++t)
       for (std::size_t l = 0; l < loops.size(); ++l) {
         const int lo = boundary(l, t), hi = boundary(l, t + 1);
-        if (lo < hi) add(l, lo, hi, 0);
+        if (lo < hi) add(l, lo, hi, host, 0);
       }
     st.last_tiles = std::size_t(t);
     st.last_tile_rows = rows;
   } else {
     for (std::size_t l = 0; l < loops.size(); ++l) {
-      const detail::LoopRecord* loop = loops[l].get();
-      const int b = loop->outer_begin(), n = loop->outer_end() - b;
-      const std::size_t wanted = accelerators > 0 ? accelerators : std::max<std::size_t>(1, st.executor.num_workers());
-      const int parts = int(std::min<std::size_t>(wanted, std::size_t(n)));
-      for (int p = 0; p < parts; ++p)
-        add(l, b + int(std::int64_t(n) * p / parts), b + int(std::int64_t(n) * (p + 1) / parts), std::size_t(p));
+      int at = loops[l]->outer_begin();
+      if (!st.balancer) {
+        add_host_rows(l, at, loops[l]->outer_end(), 0);
+        continue;
+      }
+      for (std::size_t p = 0; p < st.participant_device.size(); ++p) {
+        const int rows = st.splits[l][p];
+        if (rows == 0) continue;
+        if (st.participant_device[p] == host) add_host_rows(l, at, at + rows, p);
+        else add(l, at, at + rows, st.participant_device[p], p);
+        at += rows;
+      }
     }
   }
   st.graph = std::move(graph);

@@ -4,7 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cstdlib>
+#include <future>
 
 using namespace tessera;
 
@@ -77,4 +79,43 @@ TEST(DeviceSelection, MalformedAndMissingDevicesAreClearErrors) {
   auto set = DeviceSet::select("sim:1");
   EXPECT_THROW(set.accelerator(1), Error);
   EXPECT_THROW(set.accelerator(0).compute_stream(7), Error);
+}
+
+TEST(DeviceSelection, SimComputeSpeedsAreParsedAndChecked) {
+  EXPECT_EQ(DeviceSet::select("sim:2:speed=1,4").num_accelerators(), 2u);
+  EXPECT_EQ(DeviceSet::select("sim:3:64MiB:speed=2").num_accelerators(), 3u);
+  EXPECT_NE(error_of("sim:2:speed=0").find("a compute speed must be a number above 0, not '0'"), std::string::npos);
+  EXPECT_NE(error_of("sim:2:speed=fast").find("not 'fast'"), std::string::npos);
+  EXPECT_NE(error_of("sim:2:speed=1,2,3").find("one per device (2), not 3"), std::string::npos);
+  EXPECT_NE(error_of("sim:2:speed=1,").find("not ''"), std::string::npos);
+  EXPECT_NE(error_of("sim:2:speed=2:64MiB").find("the size comes right after the count"), std::string::npos);
+  EXPECT_NE(error_of("sim:2:speed=1:speed=2").find("give speed= once"), std::string::npos);
+  SimOptions options;
+  options.memory_bytes = std::size_t{16} << 20;
+  options.compute_speeds = {1, 2, 3};
+  EXPECT_THROW(DeviceSet::simulated(2, options), Error);
+  options.compute_speeds = {-1};
+  EXPECT_THROW(DeviceSet::simulated(2, options), Error);
+}
+
+// The model's promise is a lower bound: a device of speed s takes at least fastest/s times as
+// long as the work really took (the host may always be slower still, so no upper bound here).
+TEST(DeviceSelection, SlowerSimDeviceHoldsWorkBackByItsSpeedRatio) {
+  auto devices = DeviceSet::select("sim:2:16MiB:speed=1,4");
+  auto spin = [](std::chrono::milliseconds d) {
+    const auto until = std::chrono::steady_clock::now() + d;
+    while (std::chrono::steady_clock::now() < until) {
+    }
+  };
+  auto time_on = [&](std::size_t device) {
+    Stream& s = devices.accelerator(device).compute_stream(0);
+    std::promise<void> done;
+    const auto begin = std::chrono::steady_clock::now();
+    s.enqueue_host([&] { spin(std::chrono::milliseconds(5)); }, "spin");
+    s.then([&] { done.set_value(); });
+    done.get_future().wait();
+    return std::chrono::steady_clock::now() - begin;
+  };
+  EXPECT_GE(time_on(0), std::chrono::milliseconds(20));  // speed 1 of 4: four times the 5 ms
+  EXPECT_GE(time_on(1), std::chrono::milliseconds(5));
 }

@@ -19,6 +19,12 @@ struct SimOptions {
   std::size_t compute_streams = 2;
   double copy_bytes_per_second = 0;  ///< 0: as fast as memcpy
   std::chrono::nanoseconds copy_latency{0};
+  /// Relative compute speeds, one for every device or one per device (`sim:2:speed=1,4`), so
+  /// that work split between unequal devices can be balanced and tested without a GPU. The
+  /// fastest device runs work at the speed its stream thread really runs it; a device of speed
+  /// s takes fastest/s times the CPU time the work took (its stream holds the work's end back).
+  /// Empty: no model.
+  std::vector<double> compute_speeds;
 };
 
 /// CUDA GPUs: which ones, and what each reserves at start-up. A device never calls cudaMalloc or
@@ -40,7 +46,8 @@ struct CudaOptions {
 ///     std::puts(devices.accelerator(i).name().c_str());
 ///
 /// Selection strings: `host` (no accelerators), `sim:N` (N simulated devices of 1 GiB),
-/// `sim:N:SIZE` (SIZE like 256MiB or 2GiB), `cuda` (every CUDA GPU), `cuda:0,1` (those GPUs).
+/// `sim:N:SIZE` (SIZE like 256MiB or 2GiB), `sim:N[:SIZE]:speed=S[,S...]` (relative compute
+/// speeds, see SimOptions), `cuda` (every CUDA GPU), `cuda:0,1` (those GPUs).
 /// An empty string reads TESSERA_DEVICES; when that is unset too, every CUDA GPU found is used,
 /// else the host alone.
 class DeviceSet {

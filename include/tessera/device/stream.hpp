@@ -1,6 +1,7 @@
 #pragma once
 // Streams and events: in-order queues of device work, and markers in them.
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -50,6 +51,12 @@ public:
   /// stream's own thread executes them); on CUDA it is a host function between kernels.
   /// `label` names the work in traces.
   virtual void enqueue_host(std::function<void()> work, std::string label = "work") = 0;
+  /// As enqueue_host, then calls `took` in stream order with the time the device spent on the
+  /// work: its clock, not the host's where the two differ (a simulated device with a compute
+  /// speed reports its modelled time, which the host's other threads do not stretch). How
+  /// balancers measure a device.
+  virtual void enqueue_host_timed(std::function<void()> work, std::string label,
+                                  std::function<void(std::chrono::nanoseconds)> took);
   /// An event that becomes ready when the stream reaches this point.
   Event record();
   /// Later work on this stream waits for `e` (on the device; the host does not block).

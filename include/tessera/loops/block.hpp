@@ -75,11 +75,26 @@ struct ContextOptions {
   /// hwloc). On the 2-core development VM (2 MiB L2) a 4096² Jacobi chain ran fastest with
   /// tiles of 4-8 MiB (bench/results/README.md).
   std::size_t tile_bytes = 0;
+  /// With accelerators: the CPU workers take a part of every loop too, beside each accelerator
+  /// (OPS's hybrid CPU+GPU scheme). Without accelerators the workers have every loop anyway.
+  bool hybrid = false;
+  /// With accelerators: each loop's split along its outermost dimension follows the measured
+  /// speed of every participant on that loop, so that all finish together; false: equal parts.
+  bool balance = true;
+  /// Weight of the newest chain in each participant's moving-average time per row, in (0, 1].
+  double balance_rate = 0.5;
 };
 
-/// Where loops run and the chain they are recorded into. `devices` "host": CPU workers; "sim:N"
-/// or CUDA: one part of every loop per accelerator. Loops run lazily: when a reduction's result
-/// or a dataset's values are asked for, or on execute().
+/// One participant's part of a loop's outermost range: "host" (the CPU workers) or a device.
+struct Share {
+  std::string participant;
+  int rows = 0;
+};
+
+/// Where loops run and the chain they are recorded into. `devices` "host": CPU workers; "sim:N":
+/// one part of every loop per accelerator, and one for the CPU workers when hybrid, sized by the
+/// balancer. Loops run lazily: when a reduction's result or a dataset's values are asked for,
+/// or on execute().
 class Context {
  public:
   Context(DeviceSet& devices, Executor& executor, const ContextOptions& options = {});
@@ -100,6 +115,9 @@ class Context {
   std::size_t last_tiles() const noexcept;
   int last_tile_rows() const noexcept;
   const ContextOptions& options() const noexcept;
+  /// How the last chain split the loop named `loop` among the participants (host first when
+  /// hybrid, then each accelerator); empty without accelerators or before the loop first ran.
+  std::vector<Share> split_of(const std::string& loop) const;
 
   MemoryManager& memory() noexcept;
   DeviceSet& devices() noexcept;

@@ -12,8 +12,8 @@
 
 namespace tessera::detail {
 
-SimDevice::SimDevice(int ordinal, const SimDeviceOptions& options)
-    : Device(DeviceKind::sim, ordinal, "sim:" + std::to_string(ordinal)), options_(options) {
+SimDevice::SimDevice(int ordinal, const SimDeviceOptions& options, double slowdown)
+    : Device(DeviceKind::sim, ordinal, "sim:" + std::to_string(ordinal)), options_(options), slowdown_(slowdown) {
   if (options.memory_bytes == 0) throw Error("device " + name() + ": a simulated device needs a memory size above 0");
   if (options.compute_streams == 0) throw Error("device " + name() + ": at least one compute stream is needed");
   // Untouched pages cost nothing on Linux, so a large simulated memory is cheap until used.
@@ -32,7 +32,7 @@ SimDevice::SimDevice(int ordinal, const SimDeviceOptions& options)
   pool_options.thread_cache_bytes = 0;
   pool_ = std::make_unique<PoolAllocator>(memory_.get(), options.memory_bytes, name(), pool_options);
   create_streams(options.compute_streams, [this](StreamRole role, std::string stream_name) {
-    return std::make_unique<SimStream>(this, role, std::move(stream_name));
+    return std::make_unique<SimStream>(this, role, std::move(stream_name), role == StreamRole::compute ? slowdown_ : 0.0);
   });
 }
 

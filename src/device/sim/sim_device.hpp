@@ -18,7 +18,8 @@ using SimDeviceOptions = SimOptions;
 
 class SimDevice final : public Device {
 public:
-  SimDevice(int ordinal, const SimDeviceOptions& options);
+  /// `slowdown`: how many times its CPU time each piece of compute work takes; 0: no model.
+  SimDevice(int ordinal, const SimDeviceOptions& options, double slowdown = 0.0);
   ~SimDevice() override;
 
   void* allocate(std::size_t bytes) override;
@@ -33,9 +34,11 @@ public:
 
   /// Whether `p` points into this device's memory.
   bool owns(const void* p) const noexcept;
+  double slowdown() const noexcept { return slowdown_; }
 
 private:
   SimDeviceOptions options_;
+  double slowdown_;
   struct ArenaDelete {
     std::size_t bytes;  // no initialiser: a nested class's initialisers are unusable inside the outer one
     void operator()(std::byte* p) const noexcept;

@@ -3,12 +3,23 @@
 #include "../../core/log_internal.hpp"
 #include "../event_state.hpp"
 
+#include <chrono>
+#include <ctime>
 #include <exception>
 
 namespace tessera::detail {
+namespace {
 
-SimStream::SimStream(Device* device, StreamRole role, std::string name)
-    : Stream(device, role, std::move(name)), thread_([this] { run(); }) {
+std::chrono::nanoseconds thread_cpu_time() noexcept {
+  timespec t{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return std::chrono::seconds(t.tv_sec) + std::chrono::nanoseconds(t.tv_nsec);
+}
+
+}  // namespace
+
+SimStream::SimStream(Device* device, StreamRole role, std::string name, double slowdown)
+    : Stream(device, role, std::move(name)), slowdown_(slowdown), thread_([this] { run(); }) {
   TraceSources::instance().add(this);
 }
 
@@ -22,24 +33,36 @@ SimStream::~SimStream() {
   thread_.join();
 }
 
-void SimStream::enqueue_host(std::function<void()> work, std::string label) {
+void SimStream::push(Item item) {
   {
     std::lock_guard lock(mutex_);
-    queue_.push_back(Item{std::move(work), std::move(label)});
+    queue_.push_back(std::move(item));
   }
   has_work_.notify_one();
 }
 
+void SimStream::enqueue_host(std::function<void()> work, std::string label) {
+  // Copies keep their own model (SimOptions::copy_bytes_per_second), whatever stream runs them.
+  const bool copy = label.rfind("copy", 0) == 0;
+  push(Item{std::move(work), std::move(label), slowdown_ > 0.0 && !copy, {}});
+}
+
+void SimStream::enqueue_host_timed(std::function<void()> work, std::string label,
+                                   std::function<void(std::chrono::nanoseconds)> took) {
+  const bool copy = label.rfind("copy", 0) == 0;
+  push(Item{std::move(work), std::move(label), slowdown_ > 0.0 && !copy, std::move(took)});
+}
+
 void SimStream::record_into(std::shared_ptr<EventState> state) {
-  enqueue_host([s = std::move(state)] { s->set(); }, {});
+  push(Item{[s = std::move(state)] { s->set(); }, {}, false, {}});
 }
 
 void SimStream::wait(const Event& e) {
   // The stream's thread blocks, not the caller: the device-side wait of a real GPU.
-  enqueue_host([s = state_of(e)] { s->wait(); }, "wait");
+  push(Item{[s = state_of(e)] { s->wait(); }, "wait", false, {}});
 }
 
-void SimStream::then(std::function<void()> callback) { enqueue_host(std::move(callback), {}); }
+void SimStream::then(std::function<void()> callback) { push(Item{std::move(callback), {}, false, {}}); }
 
 void SimStream::drain(std::vector<TraceEvent>& out) {
   std::lock_guard lock(trace_mutex_);
@@ -61,6 +84,8 @@ void SimStream::run() {
     auto& sources = TraceSources::instance();
     const bool timed = !item.label.empty() && sources.recording();
     const std::uint64_t begin = timed ? sources.now_ns() : 0;
+    const auto started = std::chrono::steady_clock::now();
+    const std::chrono::nanoseconds cpu_before = item.modelled ? thread_cpu_time() : std::chrono::nanoseconds{};
     try {
       item.work();
     } catch (const std::exception& e) {
@@ -70,6 +95,14 @@ void SimStream::run() {
     } catch (...) {
       log_error("work on stream {} threw a non-std exception and was dropped", name());
     }
+    std::chrono::nanoseconds device_time = std::chrono::steady_clock::now() - started;
+    if (item.modelled) {
+      // The work's CPU time, not its wall time, scaled: a host busy with other threads must
+      // not slow the device's model further. Asleep, not spinning, so the cores stay free.
+      device_time = std::chrono::duration_cast<std::chrono::nanoseconds>((thread_cpu_time() - cpu_before) * slowdown_);
+      std::this_thread::sleep_until(started + device_time);
+    }
+    if (item.took) item.took(device_time);
     if (timed) {
       const bool copy = item.label.rfind("copy", 0) == 0;
       std::lock_guard lock(trace_mutex_);

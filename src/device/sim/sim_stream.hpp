@@ -1,11 +1,14 @@
 #pragma once
 // A stream of a simulated device: one thread that runs its queue in order. While an executor
-// records a trace, the stream times each piece of work into a track of its own.
+// records a trace, the stream times each piece of work into a track of its own. A compute
+// stream of a slower simulated device holds each piece of enqueued work's end back, so that it
+// takes `slowdown` times the CPU time it really took (event records, waits and callbacks do not).
 
 #include "../../core/trace_sources.hpp"
 
 #include <tessera/device/stream.hpp>
 
+#include <chrono>
 #include <condition_variable>
 #include <deque>
 #include <functional>
@@ -16,10 +19,14 @@ namespace tessera::detail {
 
 class SimStream final : public Stream, public TraceSource {
 public:
-  SimStream(Device* device, StreamRole role, std::string name);
+  /// `slowdown` 0: no compute model; else each piece of work takes that many times its CPU time.
+  SimStream(Device* device, StreamRole role, std::string name, double slowdown = 0.0);
   ~SimStream() override;  // runs what is queued, then stops
 
   void enqueue_host(std::function<void()> work, std::string label = "work") override;
+  /// Reports the modelled time (CPU time x slowdown) where the device has a compute speed.
+  void enqueue_host_timed(std::function<void()> work, std::string label,
+                          std::function<void(std::chrono::nanoseconds)> took) override;
   void wait(const Event& e) override;
   void then(std::function<void()> callback) override;
 
@@ -30,7 +37,11 @@ private:
   struct Item {
     std::function<void()> work;
     std::string label;
+    bool modelled = false;  // enqueued work, slowed by the compute model
+    std::function<void(std::chrono::nanoseconds)> took;  // told the device's time for the work
   };
+
+  void push(Item item);
 
   void record_into(std::shared_ptr<EventState> state) override;
   void run();
@@ -41,6 +52,7 @@ private:
   bool stopping_ = false;
   std::mutex trace_mutex_;
   std::vector<TraceEvent> trace_events_;
+  double slowdown_;
   std::thread thread_;
 };
 

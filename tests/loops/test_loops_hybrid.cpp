@@ -1,0 +1,181 @@
+// Hybrid and balanced chains: the balancer's rule on made-up times; hybrid runs (CPU workers
+// beside sim devices, splits moving as the balancer learns) equal to host runs bit for bit;
+// every split decision in the trace; and the bad options.
+#include "loops/balancer.hpp"
+#include "poisson.hpp"
+
+#include <tessera/core/error.hpp>
+#include <tessera/core/trace.hpp>
+#include <tessera/device/device_set.hpp>
+#include <tessera/loops.hpp>
+#include <tessera/sched/executor.hpp>
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <numeric>
+#include <string>
+#include <vector>
+
+namespace {
+
+namespace tl = tessera::loops;
+using tessera::loops::detail::Balancer;
+
+TEST(LoopsBalancer, SharesAreEqualUntilEveryParticipantIsMeasured) {
+  Balancer b({"host", "sim:0", "sim:1"}, 0.5);
+  EXPECT_EQ(b.split("k", 10), (std::vector<int>{4, 3, 3}));
+  b.measured("k", {4, 3, 0}, {1.0, 1.0, 0.0});  // sim:1 did nothing: not measured
+  EXPECT_EQ(b.split("k", 10), (std::vector<int>{4, 3, 3}));
+  b.measured("k", {4, 3, 3}, {1.0, 1.0, 20e-6});  // a part too short to time: all ignored
+  EXPECT_EQ(b.split("k", 10), (std::vector<int>{4, 3, 3}));
+  EXPECT_EQ(b.split("k", 2), (std::vector<int>{1, 1, 0}));  // fewer rows than participants
+}
+
+TEST(LoopsBalancer, RowsFollowMeasuredRatesSoAllFinishTogether) {
+  Balancer b({"host", "sim:0"}, 0.5);
+  b.split("k", 1000);
+  b.measured("k", {500, 500}, {4.0, 1.0});  // sim:0 four times as fast per row
+  EXPECT_EQ(b.split("k", 1000), (std::vector<int>{200, 800}));
+  EXPECT_EQ(b.last_split("k"), (std::vector<int>{200, 800}));
+  EXPECT_TRUE(b.last_split("other").empty());
+  // The newest chain weighs `rate`: sim:0 now as fast as host per row (8e-3 s), averaged with
+  // its 2e-3 s before gives 5e-3 against the host's 8e-3: 1000 rows * 8/13 on sim:0.
+  b.measured("k", {200, 800}, {1.6, 6.4});
+  EXPECT_EQ(b.split("k", 1000), (std::vector<int>{385, 615}));
+}
+
+TEST(LoopsBalancer, SmallMovesKeepTheSplitBigOnesReplaceIt) {
+  Balancer b({"a", "b"}, 1.0);
+  b.split("k", 1000);
+  b.measured("k", {500, 500}, {1.0, 1.0});
+  EXPECT_EQ(b.split("k", 1000), (std::vector<int>{500, 500}));
+  b.measured("k", {500, 500}, {1.0, 1.01});  // ideal 502/498: within 2 %: kept
+  EXPECT_EQ(b.split("k", 1000), (std::vector<int>{500, 500}));
+  b.measured("k", {500, 500}, {1.0, 1.2});  // ideal 545/455: replaced
+  EXPECT_EQ(b.split("k", 1000), (std::vector<int>{545, 455}));
+}
+
+TEST(LoopsBalancer, RejectsARateOutsideZeroToOne) {
+  EXPECT_THROW(Balancer({"a"}, 0.0), tessera::Error);
+  EXPECT_THROW(Balancer({"a"}, 1.5), tessera::Error);
+  auto devices = tessera::DeviceSet::select("sim:1:16MiB");
+  tessera::Executor executor;
+  try {
+    tl::Context context(devices, executor, tl::ContextOptions{.hybrid = true, .balance_rate = -0.5});
+    FAIL() << "a negative balance_rate was accepted";
+  } catch (const tessera::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("balance_rate -0.5"), std::string::npos) << e.what();
+  }
+}
+
+/// A heat chain of `steps` steps plus a sum; returns the field and the sum after each chain.
+struct HeatRun {
+  std::vector<std::vector<double>> fields;
+  std::vector<double> sums;
+};
+
+HeatRun heat(const std::string& spec, const tl::ContextOptions& options, int chains, int nx, int ny,
+             std::vector<tl::Share>* split = nullptr) {
+  auto devices = tessera::DeviceSet::select(spec);
+  tessera::Executor executor;
+  tl::Context context(devices, executor, options);
+  tl::Block grid(context, 2, "grid");
+  const tl::Shape shape{.size = {nx, ny, 1}, .d_m = {-1, -1, 0}, .d_p = {1, 1, 0}};
+  tl::Dataset<double> t(grid, shape, "t"), next(grid, shape, "next");
+  const tl::Stencil site(2, {{0, 0, 0}}, "site");
+  const tl::Stencil cross(2, {{0, 0, 0}, {1, 0, 0}, {-1, 0, 0}, {0, 1, 0}, {0, -1, 0}}, "cross");
+  const tl::Range all = tl::Range::of(2, {-1, nx + 1, -1, ny + 1}), inner = tl::Range::of(2, {0, nx, 0, ny});
+  tl::par_loop([](tl::Acc<double> v, const int* i) { v(0, 0) = std::sin(0.1 * i[0]) + std::cos(0.07 * i[1] * i[0]); },
+               "init", grid, all, tl::write(t, site), tl::idx());
+  HeatRun run;
+  tl::Reduction<double> total(context, tl::ReduceOp::inc, "total");
+  for (int c = 0; c < chains; ++c) {
+    for (int s = 0; s < 4; ++s) {
+      tl::par_loop([](tl::Acc<double> o, tl::Acc<const double> i) {
+        o(0, 0) = i(0, 0) + 0.2 * (i(1, 0) + i(-1, 0) + i(0, 1) + i(0, -1) - 4.0 * i(0, 0));
+      }, "diffuse", grid, inner, tl::write(next, site), tl::read(t, cross));
+      tl::par_loop([](tl::Acc<double> o, tl::Acc<const double> i) { o(0, 0) = i(0, 0); }, "copy", grid, inner,
+                   tl::write(t, site), tl::read(next, site));
+    }
+    tl::par_loop([](tl::Acc<const double> v, double& s) { s += v(0, 0) * v(0, 0); }, "energy", grid, inner,
+                 tl::read(t, site), tl::reduce(total));
+    run.sums.push_back(total.get());
+    run.fields.push_back(t.fetch());
+  }
+  if (split != nullptr) *split = context.split_of("diffuse");
+  return run;
+}
+
+TEST(LoopsHybrid, HybridAndBalancedRunsEqualTheHostRunBitForBit) {
+  // Large enough that every part runs long enough to be timed, so the splits really move.
+  const int nx = 256, ny = 600;
+  const HeatRun host = heat("host", {}, 5, nx, ny);
+  for (const char* spec : {"sim:1:32MiB", "sim:2:32MiB:speed=1,4", "sim:3:32MiB:speed=4,1,2"})
+    for (bool hybrid : {false, true}) {
+      SCOPED_TRACE(std::string(spec) + (hybrid ? " hybrid" : ""));
+      std::vector<tl::Share> split;
+      const HeatRun r = heat(spec, tl::ContextOptions{.hybrid = hybrid}, 5, nx, ny, &split);
+      for (int c = 0; c < 5; ++c) {
+        EXPECT_EQ(r.sums[c], host.sums[c]) << "chain " << c;
+        EXPECT_EQ(r.fields[c], host.fields[c]) << "chain " << c;
+      }
+      if (std::string(spec) == "sim:2:32MiB:speed=1,4") {
+        ASSERT_EQ(split.size(), hybrid ? 3u : 2u);
+        EXPECT_GT(split.back().rows, 2 * split[split.size() - 2].rows) << "the fast device has the larger part";
+      }
+    }
+}
+
+TEST(LoopsHybrid, SplitsNameEveryParticipantAndCoverTheRange) {
+  auto devices = tessera::DeviceSet::select("sim:2:32MiB");
+  tessera::Executor executor;
+  tl::Context context(devices, executor, tl::ContextOptions{.hybrid = true, .balance = false});
+  tl::Block grid(context, 2, "grid");
+  tl::Dataset<double> a(grid, tl::Shape{.size = {8, 30, 1}}, "a");
+  const tl::Stencil site(2, {{0, 0, 0}}, "site");
+  EXPECT_TRUE(context.split_of("fill").empty());
+  tl::par_loop([](tl::Acc<double> v) { v(0, 0) = 1.0; }, "fill", grid, tl::Range::of(2, {0, 8, 0, 30}),
+               tl::write(a, site));
+  context.execute();
+  const std::vector<tl::Share> split = context.split_of("fill");
+  ASSERT_EQ(split.size(), 3u);
+  EXPECT_EQ(split[0].participant, "host");
+  EXPECT_EQ(split[1].participant, "sim:0");
+  EXPECT_EQ(split[2].participant, "sim:1");
+  for (const tl::Share& s : split) EXPECT_EQ(s.rows, 10);  // balance off: equal parts
+  const std::vector<double> v = a.fetch();
+  EXPECT_EQ(std::accumulate(v.begin(), v.end(), 0.0), 8.0 * 30.0);
+}
+
+TEST(LoopsHybrid, EverySplitDecisionIsInTheTrace) {
+  tessera::Executor executor;
+  auto devices = tessera::DeviceSet::select("sim:2:32MiB");
+  tl::Context context(devices, executor, tl::ContextOptions{.hybrid = true});
+  tl::Block grid(context, 2, "grid");
+  tl::Dataset<double> a(grid, tl::Shape{.size = {8, 30, 1}}, "a");
+  const tl::Stencil site(2, {{0, 0, 0}}, "site");
+  executor.start_trace();
+  tl::par_loop([](tl::Acc<double> v) { v(0, 0) = 1.0; }, "fill", grid, tl::Range::of(2, {0, 8, 0, 30}),
+               tl::write(a, site));
+  context.execute();
+  const tessera::Trace trace = executor.stop_trace();
+  std::uint32_t track = ~0u;
+  for (std::uint32_t t = 0; t < trace.tracks.size(); ++t)
+    if (trace.tracks[t] == "loops balance") track = t;
+  ASSERT_NE(track, ~0u) << "no 'loops balance' track";
+  bool found = false;
+  for (const tessera::TraceEvent& e : trace.events)
+    found = found || (e.track == track && e.name == "fill: host 10, sim:0 10, sim:1 10 rows");
+  EXPECT_TRUE(found);
+}
+
+TEST(LoopsHybrid, PoissonPassesHybridOnSlowAndFastDevices) {
+  auto devices = tessera::DeviceSet::select("sim:2:32MiB:speed=1,8");
+  tessera::Executor executor;
+  tl::Context context(devices, executor, tl::ContextOptions{.hybrid = true});
+  const double err = poisson::solve(context, poisson::Problem{});
+  EXPECT_LT(poisson::percent_off(err), 0.001) << err;
+}
+
+}  // namespace
