@@ -50,9 +50,16 @@ const std::vector<int>& Balancer::split(const std::string& key, int rows) {
   if (loop.seconds_per_row.empty()) loop.seconds_per_row.assign(participants_.size(), 0.0);
   std::vector<int> next = ideal(loop, rows);
   bool change = loop.rows != rows || loop.split.empty();
-  for (std::size_t p = 0; !change && p < next.size(); ++p) {
-    const int moved = std::abs(next[p] - loop.split[p]);
-    change = moved > 1 && moved * 50 > loop.split[p];
+  if (!change) {
+    // Moving rows costs copies and a new graph: only when the predicted finish (the slowest
+    // participant) comes at least 3 % sooner.
+    auto finish = [&](const std::vector<int>& split) {
+      double t = 0;
+      for (std::size_t p = 0; p < split.size(); ++p) t = std::max(t, split[p] * loop.seconds_per_row[p]);
+      return t;
+    };
+    const bool measured = std::all_of(loop.seconds_per_row.begin(), loop.seconds_per_row.end(), [](double s) { return s > 0; });
+    change = measured && finish(next) < 0.97 * finish(loop.split);
   }
   if (change) {
     loop.split = std::move(next);

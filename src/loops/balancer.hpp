@@ -16,8 +16,8 @@ class Balancer {
   Balancer(std::vector<std::string> participants, double rate);
 
   /// Rows per participant for `rows` rows of the loop `key`. Shares are equal until every
-  /// participant has been measured; a new split replaces the last one only when some part moves
-  /// by more than a row and 2 % of its size, so noise does not rebuild the chain every time.
+  /// participant has been measured; a new split replaces the last one only when it would finish
+  /// at least 3 % sooner, so timing noise does not move rows and rebuild the chain every time.
   const std::vector<int>& split(const std::string& key, int rows);
   /// After a chain: participant p ran rows[p] rows of `key` in seconds[p]. Ignored when some
   /// part took under 50 µs: too short to tell speeds apart from launch cost and noise.

@@ -19,6 +19,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
+#include <exception>
 #include <map>
 #include <memory>
 #include <vector>
@@ -146,9 +147,22 @@ std::vector<std::byte> chain_shape(const std::vector<std::unique_ptr<LoopRecord>
   return out;
 }
 
+/// The balancer's key for a chain split as one (ContextOptions::split_each_loop false).
+const std::string chain_key = "chain";
+
+/// How far along the outermost dimension the loop reads past a row it runs.
+int read_reach(const LoopRecord& loop) {
+  int reach = 0;
+  for (const DatUse& u : loop.dats)
+    if (u.access != Access::write) reach = std::max({reach, -u.low, u.high});
+  return reach;
+}
+
 /// Feeds each participant's time on every loop of the chain just run to the balancer. The CPU
-/// workers run their slabs side by side, so the host's time is the mean of its slabs'.
+/// workers run their slabs side by side, so the host's time is its slabs' total over the
+/// workers that ran them.
 void record_times(ChainState& st, const std::vector<std::unique_ptr<LoopRecord>>& loops) {
+  const int workers = int(std::max<std::size_t>(1, st.executor.num_workers()));
   const std::size_t n = st.participant_device.size();
   struct Sums {
     std::vector<int> rows;
@@ -164,17 +178,56 @@ void record_times(ChainState& st, const std::vector<std::unique_ptr<LoopRecord>>
     ++slabs[at];
   }
   for (std::size_t l = 0; l < loops.size(); ++l) {
-    Sums& sums = by_key[loops[l]->name];
+    Sums& sums = by_key[st.options.split_each_loop ? loops[l]->name : chain_key];
     sums.rows.resize(n, 0);
     sums.seconds.resize(n, 0.0);
     for (std::size_t p = 0; p < n; ++p) {
       const std::size_t at = l * n + p;
       if (slabs[at] == 0) continue;
       sums.rows[p] += rows[at];
-      sums.seconds[p] += st.participant_device[p] == ChainState::host_participant ? seconds[at] / slabs[at] : seconds[at];
+      sums.seconds[p] += st.participant_device[p] == ChainState::host_participant
+                             ? seconds[at] / std::min(slabs[at], workers)
+                             : seconds[at];
     }
   }
   for (const auto& [key, sums] : by_key) st.balancer->measured(key, sums.rows, sums.seconds);
+}
+
+/// The sites of the chain's largest loop.
+std::int64_t largest_loop(const std::vector<std::unique_ptr<LoopRecord>>& loops) {
+  std::int64_t sites = 0;
+  for (const auto& loop : loops) {
+    std::int64_t n = 1;
+    for (int d = 0; d < loop->dims; ++d) n *= loop->range.end[d] - loop->range.begin[d];
+    sites = std::max(sites, n);
+  }
+  return sites;
+}
+
+/// Loop after loop on this thread, each holding the rows its stencils reach on the host, as the
+/// graph's host nodes do. A kernel's exception names its loop as a node's would.
+void run_inline(const std::vector<std::unique_ptr<LoopRecord>>& loops) {
+  for (const auto& loop : loops) {
+    const int b = loop->outer_begin(), e = loop->outer_end();
+    SlabAccesses a = slab_accesses(*loop, b, e);
+    std::vector<void*> held;
+    held.reserve(a.declared.size());
+    auto release = [&] {
+      for (std::size_t k = held.size(); k-- > 0;) a.declared[k].buffer.release(a.declared[k].mode, *a.declared[k].rows);
+    };
+    try {
+      for (BufferAccess& d : a.declared) held.push_back(d.buffer.request(d.mode, *d.rows).get());
+      std::vector<void*> bases;
+      bases.reserve(a.slot.size());
+      for (std::size_t k : a.slot) bases.push_back(held[k]);
+      loop->run(b, e, bases.data());
+    } catch (...) {
+      release();
+      const std::exception_ptr failure = std::current_exception();
+      throw NodeError(loop->name, failure, "node '" + loop->name + "' threw: " + describe_exception(failure));
+    }
+    release();
+  }
 }
 
 std::vector<void*> bases_of(const NodeData& d, const std::vector<std::size_t>& slot) {
@@ -192,6 +245,9 @@ Context::Context(DeviceSet& devices, Executor& executor, const ContextOptions& o
   if (options.tile_rows < 0)
     throw Error("loops::ContextOptions: tile_rows " + std::to_string(options.tile_rows) +
                 "; give a positive height, or 0 to choose it from the cache size");
+  if (options.inline_sites < 0)
+    throw Error("loops::ContextOptions: inline_sites " + std::to_string(options.inline_sites) +
+                "; give a site count, or 0 to send every chain to the workers");
   for (std::size_t a = 0; a < devices.num_accelerators(); ++a)
     if (devices.accelerator(a).kind() == DeviceKind::cuda)
       throw Error("loops::Context: device '" + devices.accelerator(a).name() +
@@ -225,7 +281,7 @@ const ContextOptions& Context::options() const noexcept { return state_->options
 std::vector<Share> Context::split_of(const std::string& loop) const {
   std::vector<Share> out;
   if (!state_->balancer) return out;
-  const std::vector<int> rows = state_->balancer->last_split(loop);
+  const std::vector<int> rows = state_->balancer->last_split(state_->options.split_each_loop ? loop : detail::chain_key);
   for (std::size_t p = 0; p < rows.size(); ++p) out.push_back(Share{state_->balancer->participants()[p], rows[p]});
   return out;
 }
@@ -239,12 +295,34 @@ void Context::execute() {
   std::vector<std::unique_ptr<detail::LoopRecord>> loops = std::move(st.loops);
   st.loops.clear();
   st.current.clear();
+  if (st.devices.num_accelerators() == 0 && !st.options.tiled && detail::largest_loop(loops) <= st.options.inline_sites) {
+    detail::run_inline(loops);
+    for (const auto& loop : loops) loop->finish();
+    st.executed += loops.size();
+    return;
+  }
   for (const auto& loop : loops) st.current.push_back(loop.get());
   std::vector<std::byte> shape = detail::chain_shape(loops);
   if (st.balancer) {
     st.splits.clear();
+    std::vector<int> cuts;  // split as one chain: participant p has outermost indices [cuts[p], cuts[p + 1])
+    if (!st.options.split_each_loop) {
+      int first = loops[0]->outer_begin(), last = loops[0]->outer_end();
+      for (const auto& loop : loops) {
+        first = std::min(first, loop->outer_begin());
+        last = std::max(last, loop->outer_end());
+      }
+      cuts.push_back(first);
+      for (int rows : st.balancer->split(detail::chain_key, last - first)) cuts.push_back(cuts.back() + rows);
+    }
     for (const auto& loop : loops) {
-      st.splits.push_back(st.balancer->split(loop->name, loop->outer_end() - loop->outer_begin()));
+      if (st.options.split_each_loop) {
+        st.splits.push_back(st.balancer->split(loop->name, loop->outer_end() - loop->outer_begin()));
+      } else {
+        std::vector<int>& parts = st.splits.emplace_back();
+        for (std::size_t p = 0; p + 1 < cuts.size(); ++p)
+          parts.push_back(std::max(0, std::min(cuts[p + 1], loop->outer_end()) - std::max(cuts[p], loop->outer_begin())));
+      }
       for (int rows : st.splits.back()) {
         const auto* b = reinterpret_cast<const std::byte*>(&rows);
         shape.insert(shape.end(), b, b + sizeof rows);
@@ -344,12 +422,26 @@ void Context::build(const std::vector<std::unique_ptr<detail::LoopRecord>>& loop
         add_host_rows(l, at, loops[l]->outer_end(), 0);
         continue;
       }
+      // OPS's Algorithm 1: the rows of a part that read across a cut wait for the neighbour's
+      // rows; the rest does not, so it is its own node, added first, and runs meanwhile.
+      const int reach = detail::read_reach(*loops[l]);
       for (std::size_t p = 0; p < st.participant_device.size(); ++p) {
-        const int rows = st.splits[l][p];
-        if (rows == 0) continue;
-        if (st.participant_device[p] == host) add_host_rows(l, at, at + rows, p);
-        else add(l, at, at + rows, st.participant_device[p], p);
-        at += rows;
+        const int lo = at, hi = at + st.splits[l][p];
+        at = hi;
+        auto part = [&](int a, int z) {
+          if (a >= z) return;
+          if (st.participant_device[p] == host) add_host_rows(l, a, z, p);
+          else add(l, a, z, st.participant_device[p], p);
+        };
+        const int inner_lo = lo > loops[l]->outer_begin() ? lo + reach : lo;
+        const int inner_hi = hi < loops[l]->outer_end() ? hi - reach : hi;
+        if (reach > 0 && inner_lo < inner_hi && (inner_lo != lo || inner_hi != hi)) {
+          part(inner_lo, inner_hi);
+          part(lo, inner_lo);
+          part(inner_hi, hi);
+        } else {
+          part(lo, hi);
+        }
       }
     }
   }

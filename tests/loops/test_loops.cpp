@@ -1,6 +1,7 @@
 // The loops front end on real data: 1-, 2- and 3-D loops with halos and stencils, globals, the
 // site index, partial-row ranges, and deterministic reductions, each checked against plain
 // loops over the same padded arrays, on host, sim:1 and sim:4; and lazy chains.
+#include <tessera/core/error.hpp>
 #include <tessera/device/device_set.hpp>
 #include <tessera/loops.hpp>
 #include <tessera/sched/executor.hpp>
@@ -9,7 +10,9 @@
 
 #include "../support/backends.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <random>
 #include <vector>
 
@@ -21,7 +24,8 @@ class Loops : public ::testing::TestWithParam<std::string> {
  protected:
   tessera::DeviceSet devices = tessera::DeviceSet::select(GetParam());
   tessera::Executor executor;
-  tl::Context context{devices, executor};
+  // Every chain through the graph, however small (see SmallHostChainsRunInline for the rest).
+  tl::Context context{devices, executor, {.inline_sites = 0}};
 };
 
 std::vector<double> random_values(std::size_t n, unsigned seed) {
@@ -149,6 +153,48 @@ TEST_P(Loops, ChainsRunWhenAValueIsNeededAndAgainAfter) {
                tl::Range::of(2, {0, 2, 0, 2}), tl::read(a, zero), tl::reduce(total));
   EXPECT_EQ(total.get(), 4.0 * 6.0);
   EXPECT_EQ(context.graphs_built(), 2u);
+}
+
+TEST(LoopsInline, SmallHostChainsRunInlineWithTheGraphsResults) {
+  auto devices = tessera::DeviceSet::select("host");
+  tessera::Executor executor;
+  auto run = [&](std::int64_t inline_sites, std::size_t* graphs) {
+    tl::Context context(devices, executor, {.inline_sites = inline_sites});
+    tl::Block block(context, 2, "grid");
+    tl::Dataset<double> a(block, {.size = {40, 30, 1}, .d_m = {-1, -1, 0}, .d_p = {1, 1, 0}}, "a"),
+        b(block, {.size = {40, 30, 1}, .d_m = {-1, -1, 0}, .d_p = {1, 1, 0}}, "b");
+    a.assign(random_values(a.elements(), 3));
+    const tl::Stencil zero(2, {{0, 0, 0}}, "00"), cross(2, {{0, 0, 0}, {1, 0, 0}, {0, -1, 0}, {0, 1, 0}}, "cross");
+    tl::Reduction<double> top(context, tl::ReduceOp::max, "top");
+    for (int s = 0; s < 3; ++s) {
+      tl::par_loop([](tl::Acc<double> o, tl::Acc<const double> i) { o(0, 0) = 0.5 * i(0, 0) + i(1, 0) - i(0, -1) * i(0, 1); },
+                   "mix", block, tl::Range::of(2, {0, 40, 0, 30}), tl::write(b, zero), tl::read(a, cross));
+      tl::par_loop([](tl::Acc<double> o, tl::Acc<const double> i, double& m) {
+        o(0, 0) = i(0, 0);
+        m = std::max(m, i(0, 0));
+      }, "back", block, tl::Range::of(2, {0, 40, 0, 30}), tl::write(a, zero), tl::read(b, zero), tl::reduce(top));
+    }
+    const double m = top.get();
+    *graphs = context.graphs_built();
+    std::vector<double> out = a.fetch();
+    out.push_back(m);
+    return out;
+  };
+  std::size_t inline_graphs = 9, graph_graphs = 9;
+  EXPECT_EQ(run(1 << 20, &inline_graphs), run(0, &graph_graphs));
+  EXPECT_EQ(inline_graphs, 0u);
+  EXPECT_EQ(graph_graphs, 1u);
+}
+
+TEST(LoopsInline, ANegativeSiteCountIsAnError) {
+  auto devices = tessera::DeviceSet::select("host");
+  tessera::Executor executor;
+  try {
+    tl::Context c(devices, executor, {.inline_sites = -1});
+    FAIL() << "no error";
+  } catch (const tessera::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("inline_sites -1"), std::string::npos) << e.what();
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, Loops, ::testing::ValuesIn(test_backends::spec_strings),

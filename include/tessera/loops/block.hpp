@@ -7,6 +7,7 @@
 
 #include <array>
 #include <cstddef>
+#include <cstdint>
 #include <initializer_list>
 #include <memory>
 #include <string>
@@ -83,6 +84,16 @@ struct ContextOptions {
   bool balance = true;
   /// Weight of the newest chain in each participant's moving-average time per row, in (0, 1].
   double balance_rate = 0.5;
+  /// true: every loop (by name) has a split of its own, balanced on its own times (OPS's
+  /// per-loop scheme: each loop as fast as it can be, but rows change hands between loops whose
+  /// balance differs). false: one split of the outermost indices for the whole chain, balanced
+  /// on the chain's times, so datasets stay where they are and only halo rows move.
+  bool split_each_loop = true;
+  /// An untiled chain on the host whose loops have at most this many sites each runs on the
+  /// calling thread, loop after loop: waking the workers and cutting such loops into slabs would
+  /// cost more than the loops themselves (OPS-style codes launch millions of small loops).
+  /// 0: every chain goes to the workers.
+  std::int64_t inline_sites = 4096;
 };
 
 /// One participant's part of a loop's outermost range: "host" (the CPU workers) or a device.
@@ -117,6 +128,7 @@ class Context {
   const ContextOptions& options() const noexcept;
   /// How the last chain split the loop named `loop` among the participants (host first when
   /// hybrid, then each accelerator); empty without accelerators or before the loop first ran.
+  /// With split_each_loop false, the chain's split of its whole outermost extent, whatever `loop`.
   std::vector<Share> split_of(const std::string& loop) const;
 
   MemoryManager& memory() noexcept;
