@@ -71,7 +71,7 @@ struct SlabAccesses {
 SlabAccesses slab_accesses(const LoopRecord& loop, int begin, int end) {
   SlabAccesses out;
   for (const DatUse& u : loop.dats) {
-    const RowRange rows{std::size_t(begin + u.low - u.first_row), std::size_t(end - 1 + u.high - u.first_row + 1)};
+    const RowRange rows = u.rows(begin, end);
     std::size_t k = 0;
     while (k < out.declared.size() && out.declared[k].buffer.key() != u.buffer.key()) ++k;
     if (k == out.declared.size()) {
@@ -141,6 +141,8 @@ std::vector<std::byte> chain_shape(const std::vector<std::unique_ptr<LoopRecord>
       put(u.access);
       put(u.low);
       put(u.high);
+      put(u.stride);
+      put(u.divide);
       put(u.first_row);
     }
   }
@@ -153,8 +155,11 @@ const std::string chain_key = "chain";
 /// How far along the outermost dimension the loop reads past a row it runs.
 int read_reach(const LoopRecord& loop) {
   int reach = 0;
-  for (const DatUse& u : loop.dats)
+  for (const DatUse& u : loop.dats) {
+    // A grid of another spacing has rows that line up with no cut: every row may wait.
+    if (!u.maps_identity()) return 1 << 30;
     if (u.access != Access::write) reach = std::max({reach, -u.low, u.high});
+  }
   return reach;
 }
 
@@ -392,7 +397,12 @@ void Context::build(const std::vector<std::unique_ptr<detail::LoopRecord>>& loop
   };
   st.last_tiles = 0;
   st.last_tile_rows = 0;
-  if (st.options.tiled && accelerators == 0) {
+  // Tiles are skewed by stencil reach in one index space; datasets of another spacing would need
+  // their own, so such chains run untiled.
+  const bool one_spacing = std::all_of(loops.begin(), loops.end(), [](const auto& loop) {
+    return std::all_of(loop->dats.begin(), loop->dats.end(), [](const detail::DatUse& u) { return u.maps_identity(); });
+  });
+  if (st.options.tiled && accelerators == 0 && one_spacing) {
     // Tile-major order: the AccessGraph orders the (tile, loop) nodes by their declared rows, so
     // tiles overlap as a wavefront where the skew leaves them independent.
     const std::vector<int> shift = detail::tile_shifts(loops);

@@ -42,6 +42,22 @@ bool Stencil::contains(const Offset& o) const noexcept {
   return std::find(points_.begin(), points_.end(), o) != points_.end();
 }
 
+StridedStencil::StridedStencil(Stencil points, Offset stride, bool divide)
+    : points_(std::move(points)), stride_(stride), divide_(divide) {
+  for (int d = 0; d < 3; ++d) {
+    if (d >= points_.dims()) {
+      stride_[d] = 1;  // dimensions beyond the stencil's map as themselves
+      continue;
+    }
+    if (divide ? stride_[d] < 1 : stride_[d] < 0)
+      throw Error("StridedStencil '" + points_.name() + "': stride " + std::to_string(stride_[d]) + " in dimension " +
+                  std::to_string(d) + (divide ? "; a prolongation stride is 1 or more" : "; a stride is 0 or more"));
+  }
+}
+
+StridedStencil StridedStencil::strided(Stencil points, Offset stride) { return {std::move(points), stride, false}; }
+StridedStencil StridedStencil::prolong(Stencil points, Offset stride) { return {std::move(points), stride, true}; }
+
 Range Range::of(int dims, std::initializer_list<int> bounds) {
   if (dims < 1 || dims > 3 || bounds.size() != std::size_t(2 * dims))
     throw Error("Range::of: " + std::to_string(bounds.size()) + " bounds for " + std::to_string(dims) +
@@ -113,6 +129,30 @@ void check_dat_arg(const std::string& loop, const Block& block, const Range& ran
                   std::to_string(stencil.low(d)) + " to " + std::to_string(stencil.high(d)) + ") reaches [" +
                   std::to_string(lo) + ", " + std::to_string(hi + 1) + "), outside the dataset and its halo [" +
                   std::to_string(first[d]) + ", " + std::to_string(last[d]) + ")");
+  }
+}
+
+void check_strided_arg(const std::string& loop, const Block& block, const Range& range, const Block& dat_block,
+                       const std::string& dataset, const StridedStencil& stencil, const std::array<int, 3>& first,
+                       const std::array<int, 3>& last) {
+  const std::string where = "par_loop '" + loop + "', dataset '" + dataset + "': ";
+  if (&dat_block != &block)
+    throw Error(where + "declared on block '" + dat_block.name() + "', but the loop runs on block '" + block.name() +
+                "'; pass datasets of the loop's block");
+  const Stencil& s = stencil.points();
+  if (s.dims() != block.dims())
+    throw Error(where + "stencil '" + s.name() + "' has " + std::to_string(s.dims()) + " dimensions, the block " +
+                std::to_string(block.dims()));
+  for (int d = 0; d < block.dims(); ++d) {
+    // Both maps are monotone, so the ends of the range map to the ends of the reach.
+    const int lo = stencil.map(d, range.begin[d]) + s.low(d), hi = stencil.map(d, range.end[d] - 1) + s.high(d);
+    if (lo < first[d] || hi >= last[d])
+      throw Error(where + "the range [" + std::to_string(range.begin[d]) + ", " + std::to_string(range.end[d]) +
+                  ") in dimension " + std::to_string(d) + " through " + (stencil.divides() ? "prolongation" : "strided") +
+                  " stencil '" + s.name() + "' (stride " + std::to_string(stencil.stride()[d]) + ", offsets " +
+                  std::to_string(s.low(d)) + " to " + std::to_string(s.high(d)) + ") reaches [" + std::to_string(lo) +
+                  ", " + std::to_string(hi + 1) + "), outside the dataset and its halo [" + std::to_string(first[d]) +
+                  ", " + std::to_string(last[d]) + ")");
   }
 }
 

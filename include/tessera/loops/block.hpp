@@ -49,6 +49,42 @@ class Stencil {
   std::array<int, 3> low_{}, high_{};
 };
 
+/// A stencil whose offsets apply at a mapped index of a dataset on a finer or coarser grid, or of
+/// fewer dimensions (OPS's strided, restriction and prolongation stencils). Read-only.
+///
+///   // celldx(i) of a 1-D x array (size {nx, 1}) from a 2-D loop: stride 0 pins y at row 0.
+///   auto along_x = tl::StridedStencil::strided(tl::Stencil(2, {{0, 0, 0}}, "x"), {1, 0, 1});
+///   // restriction: a coarse loop reads the fine grid around site 2i.
+///   auto fine = tl::StridedStencil::strided(tl::Stencil(2, {{0, 0, 0}, {1, 0, 0}}, "r"), {2, 2, 1});
+///   // prolongation: a fine loop reads the coarse grid at i / 2.
+///   auto coarse = tl::StridedStencil::prolong(tl::Stencil(2, {{0, 0, 0}}, "p"), {2, 2, 1});
+class StridedStencil {
+ public:
+  /// Dataset index in dimension d = site[d] * stride[d] + offset. Throws tessera::Error for a
+  /// negative stride.
+  static StridedStencil strided(Stencil points, Offset stride);
+  /// Dataset index in dimension d = floor(site[d] / stride[d]) + offset. Throws tessera::Error
+  /// for a stride below 1.
+  static StridedStencil prolong(Stencil points, Offset stride);
+
+  const Stencil& points() const noexcept { return points_; }
+  const std::string& name() const noexcept { return points_.name(); }
+  const Offset& stride() const noexcept { return stride_; }
+  bool divides() const noexcept { return divide_; }
+  /// The dataset index a site's index maps to in dimension d (before the offsets).
+  int map(int d, int site) const noexcept {
+    if (!divide_) return site * stride_[d];
+    const int q = site / stride_[d];
+    return (site % stride_[d] != 0 && site < 0) ? q - 1 : q;
+  }
+
+ private:
+  StridedStencil(Stencil points, Offset stride, bool divide);
+  Stencil points_;
+  Offset stride_;
+  bool divide_;
+};
+
 /// A half-open iteration range per dimension: begin[d] <= i_d < end[d] (global indices).
 struct Range {
   std::array<int, 3> begin{0, 0, 0};

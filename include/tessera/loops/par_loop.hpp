@@ -2,6 +2,7 @@
 // par_loop: records one loop over a range of a block (OPS's ops_par_loop) into the block's
 // Context. The kernel is called once per site with one parameter per argument:
 //   read(u, s)        -> Acc<const T>: u(dx, dy, dz) reads the neighbour at that offset of `s`;
+//                        with a StridedStencil, at that offset of the site's mapped index;
 //   write / rw / inc  -> Acc<T>: u(0, 0) is the site (written datasets use the zero stencil);
 //   gbl(v)            -> const T&, the same for every site;
 //   reduce(r)         -> T&, to combine into with the handle's op (+=, or min/max);
@@ -59,6 +60,9 @@ void check_dat_arg(const std::string& loop, const Block& block, const Range& ran
                    const std::string& dataset, const Stencil& stencil, bool writes, const std::array<int, 3>& first,
                    const std::array<int, 3>& last);
 Range checked_range(const std::string& loop, const Block& block, const Range& range);
+void check_strided_arg(const std::string& loop, const Block& block, const Range& range, const Block& dat_block,
+                       const std::string& dataset, const StridedStencil& stencil, const std::array<int, 3>& first,
+                       const std::array<int, 3>& last);
 
 }  // namespace detail
 
@@ -94,6 +98,15 @@ template <typename T>
 DatArg<T, Mode::rw> rw(Dataset<T>& d, const Stencil& s) { return {&d, s}; }
 template <typename T>
 DatArg<T, Mode::inc> inc(Dataset<T>& d, const Stencil& s) { return {&d, s}; }
+
+/// A dataset read through a strided, restriction or prolongation stencil.
+template <typename T>
+struct StridedArg {
+  Dataset<T>* dat;
+  StridedStencil stencil;
+};
+template <typename T>
+StridedArg<T> read(Dataset<T>& d, const StridedStencil& s) { return {&d, s}; }
 
 template <typename T>
 struct GblArg {
@@ -150,6 +163,39 @@ struct Stored<DatArg<T, M>> {
 };
 
 template <typename T>
+struct Stored<StridedArg<T>> {
+  Stored(const StridedArg<T>& a, std::size_t slot) : stencil(a.stencil), name(a.dat->name()), dat_index(slot) {
+    const auto s = a.dat->strides();
+    sy = s[1];
+    sz = s[2];
+    for (int d = 0; d < 3; ++d) first[d] = a.dat->first(d);
+  }
+  void bind(const std::string& loop) { check = AccessCheck{&loop, &name, &stencil.points()}; }
+  struct Cursor {
+    const T* row;  // the dataset at x index 0 of the mapped row
+    const StridedStencil* stencil;
+    int i0, first_x;
+    std::ptrdiff_t sy, sz;
+    const AccessCheck* check;
+    Acc<const T> at(int di, const int*) const {
+      return Acc<const T>(row + (stencil->map(0, i0 + di) - first_x), sy, sz, check);
+    }
+  };
+  Cursor cursor(void* const* bases, int i0, int j, int k, int) const {
+    const T* row = static_cast<const T*>(bases[dat_index]) + (stencil.map(1, j) - first[1]) * sy +
+                   (stencil.map(2, k) - first[2]) * sz;
+    return {row, &stencil, i0, first[0], sy, sz, &check};
+  }
+
+  StridedStencil stencil;
+  std::string name;
+  std::size_t dat_index;
+  std::ptrdiff_t sy = 0, sz = 0;
+  std::array<int, 3> first{};
+  AccessCheck check{};
+};
+
+template <typename T>
 struct Stored<GblArg<T>> {
   Stored(const GblArg<T>& a, std::size_t) : value(a.value) {}
   void bind(const std::string&) {}
@@ -191,6 +237,10 @@ inline constexpr bool is_dat_v = false;
 template <typename T, Mode M>
 inline constexpr bool is_dat_v<DatArg<T, M>> = true;
 template <typename A>
+inline constexpr bool is_strided_v = false;
+template <typename T>
+inline constexpr bool is_strided_v<StridedArg<T>> = true;
+template <typename A>
 inline constexpr bool is_reduce_v = false;
 template <typename T>
 inline constexpr bool is_reduce_v<ReduceArg<T>> = true;
@@ -199,7 +249,7 @@ inline constexpr bool is_reduce_v<ReduceArg<T>> = true;
 template <std::size_t N, typename... A>
 constexpr std::size_t dat_slot() {
   std::size_t i = 0, n = 0;
-  ((n += (i++ < N && is_dat_v<A>) ? 1 : 0), ...);
+  ((n += (i++ < N && (is_dat_v<A> || is_strided_v<A>)) ? 1 : 0), ...);
   return n;
 }
 
@@ -270,6 +320,18 @@ class LoopOf final : public LoopRecord {
       }
       const int od = dims - 1;
       dats.push_back(DatUse{d.buffer(), access, a.stencil.low(od), a.stencil.high(od), first[od]});
+    } else if constexpr (is_strided_v<B>) {
+      Dataset<typename std::remove_pointer_t<decltype(a.dat)>::value_type>& d = *a.dat;
+      std::array<int, 3> first{}, last{};
+      for (int k = 0; k < 3; ++k) {
+        first[k] = d.first(k);
+        last[k] = d.last(k);
+      }
+      check_strided_arg(name, block, range, d.block(), d.name(), a.stencil, first, last);
+      const int od = dims - 1;
+      const Stencil& pts = a.stencil.points();
+      dats.push_back(DatUse{d.buffer(), Access::read, pts.low(od), pts.high(od), first[od], a.stencil.stride()[od],
+                            a.stencil.divides()});
     }
   }
   template <typename T, Mode M>

@@ -17,6 +17,21 @@ struct DatUse {
   Access access;
   int low, high;  // the stencil's reach along the outermost dimension
   int first_row;  // global outermost index of the buffer's row 0
+  // How a site's outermost index maps to the dataset's (strided stencils): i * stride, or
+  // floor(i / stride) when `divide`.
+  int stride = 1;
+  bool divide = false;
+
+  bool maps_identity() const noexcept { return stride == 1; }
+  int map(int i) const noexcept {
+    if (!divide) return i * stride;
+    const int q = i / stride;
+    return (i % stride != 0 && i < 0) ? q - 1 : q;
+  }
+  /// The buffer rows sites [begin, end) of the outermost dimension reach.
+  RowRange rows(int begin, int end) const noexcept {
+    return {std::size_t(map(begin) + low - first_row), std::size_t(map(end - 1) + high - first_row + 1)};
+  }
 };
 
 struct LoopRecord {
