@@ -186,6 +186,25 @@ TEST(LoopsInline, SmallHostChainsRunInlineWithTheGraphsResults) {
   EXPECT_EQ(graph_graphs, 1u);
 }
 
+TEST_P(Loops, MinAndMaxModesCombineIntoTheSite) {
+  tl::Block block(context, 2, "grid");
+  tl::Dataset<double> lo(block, {.size = {16, 12, 1}}, "lo"), hi(block, {.size = {16, 12, 1}}, "hi");
+  const tl::Stencil zero(2, {{0, 0, 0}}, "00");
+  const tl::Range all = tl::Range::of(2, {0, 16, 0, 12});
+  tl::par_loop([](tl::Acc<double> a, tl::Acc<double> b) { a(0, 0) = 5.0; b(0, 0) = 5.0; }, "five", block, all,
+               tl::write(lo, zero), tl::write(hi, zero));
+  tl::par_loop([](tl::Acc<double> a, tl::Acc<double> b, const int* i) {
+    a(0, 0) = std::min(a(0, 0), double(i[0] - i[1]));
+    b(0, 0) = std::max(b(0, 0), double(i[0] - i[1]));
+  }, "bound", block, all, tl::min(lo, zero), tl::max(hi, zero), tl::idx());
+  const std::vector<double> a = lo.fetch(), b = hi.fetch();
+  for (int j = 0; j < 12; ++j)
+    for (int i = 0; i < 16; ++i) {
+      EXPECT_EQ(a[lo.index(i, j)], std::min(5.0, double(i - j)));
+      EXPECT_EQ(b[hi.index(i, j)], std::max(5.0, double(i - j)));
+    }
+}
+
 TEST(LoopsInline, ANegativeSiteCountIsAnError) {
   auto devices = tessera::DeviceSet::select("host");
   tessera::Executor executor;

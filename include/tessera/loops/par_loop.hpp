@@ -3,7 +3,7 @@
 // Context. The kernel is called once per site with one parameter per argument:
 //   read(u, s)        -> Acc<const T>: u(dx, dy, dz) reads the neighbour at that offset of `s`;
 //                        with a StridedStencil, at that offset of the site's mapped index;
-//   write / rw / inc  -> Acc<T>: u(0, 0) is the site (written datasets use the zero stencil);
+//   write / rw / inc / min / max -> Acc<T>: u(0, 0) is the site (written datasets use the zero stencil);
 //   gbl(v)            -> const T&, the same for every site;
 //   reduce(r)         -> T&, to combine into with the handle's op (+=, or min/max);
 //   idx()             -> const int*: the site's global index {i, j, k}.
@@ -44,7 +44,10 @@
 
 namespace tessera::loops {
 
-enum class Mode { read, write, rw, inc };
+/// How a loop uses a dataset. inc, min and max say how the kernel combines into its site
+/// (+=, std::min, std::max); a loop writes only its own site, which no other part of the loop
+/// touches, so the chain orders and moves them as rw.
+enum class Mode { read, write, rw, inc, min, max };
 
 namespace detail {
 
@@ -98,6 +101,10 @@ template <typename T>
 DatArg<T, Mode::rw> rw(Dataset<T>& d, const Stencil& s) { return {&d, s}; }
 template <typename T>
 DatArg<T, Mode::inc> inc(Dataset<T>& d, const Stencil& s) { return {&d, s}; }
+template <typename T>
+DatArg<T, Mode::min> min(Dataset<T>& d, const Stencil& s) { return {&d, s}; }
+template <typename T>
+DatArg<T, Mode::max> max(Dataset<T>& d, const Stencil& s) { return {&d, s}; }
 
 /// A dataset read through a strided, restriction or prolongation stencil.
 template <typename T>
