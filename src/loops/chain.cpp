@@ -361,7 +361,9 @@ void Context::build(const std::vector<std::unique_ptr<detail::LoopRecord>>& loop
   st.times.clear();
   // A slab of loop `index` on the CPU workers (device == host_participant) or an accelerator;
   // `participant` (with a balancer) is who measures it.
-  auto add = [&](std::size_t index, int lo, int hi, std::size_t device, std::size_t participant) {
+  // `lane` picks the device's stream: a part's rows that wait for another device go on a stream
+  // of their own, so that their wait on the device does not hold the independent rows back.
+  auto add = [&](std::size_t index, int lo, int hi, std::size_t device, std::size_t participant, std::size_t lane = 0) {
     const detail::LoopRecord& loop = *loops[index];
     detail::SlabAccesses a = detail::slab_accesses(loop, lo, hi);
     const bool timed = st.balancer != nullptr;
@@ -384,7 +386,8 @@ void Context::build(const std::vector<std::unique_ptr<detail::LoopRecord>>& loop
                  d.stream().enqueue_host_timed(std::move(work), l->name, [chain, slab](std::chrono::nanoseconds t) {
                    chain->times[slab].seconds = std::chrono::duration<double>(t).count();
                  });
-               });
+               },
+               lane);
     }
   };
   const std::size_t host = detail::ChainState::host_participant;
@@ -438,19 +441,19 @@ void Context::build(const std::vector<std::unique_ptr<detail::LoopRecord>>& loop
       for (std::size_t p = 0; p < st.participant_device.size(); ++p) {
         const int lo = at, hi = at + st.splits[l][p];
         at = hi;
-        auto part = [&](int a, int z) {
+        auto part = [&](int a, int z, std::size_t lane) {
           if (a >= z) return;
           if (st.participant_device[p] == host) add_host_rows(l, a, z, p);
-          else add(l, a, z, st.participant_device[p], p);
+          else add(l, a, z, st.participant_device[p], p, lane);
         };
         const int inner_lo = lo > loops[l]->outer_begin() ? lo + reach : lo;
         const int inner_hi = hi < loops[l]->outer_end() ? hi - reach : hi;
         if (reach > 0 && inner_lo < inner_hi && (inner_lo != lo || inner_hi != hi)) {
-          part(inner_lo, inner_hi);
-          part(lo, inner_lo);
-          part(inner_hi, hi);
+          part(inner_lo, inner_hi, 0);
+          part(lo, inner_lo, 1);
+          part(inner_hi, hi, 1);
         } else {
-          part(lo, hi);
+          part(lo, hi, 0);
         }
       }
     }

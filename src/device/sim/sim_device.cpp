@@ -59,7 +59,7 @@ void SimDevice::copy_async(void* dst, const void* src, std::size_t bytes, CopyDi
   check_copy(dst_here, src_here, bytes, direction, stream);
   static constexpr const char* direction_names[] = {"copy h2d ", "copy d2h ", "copy d2d "};
   std::string label = direction_names[static_cast<int>(direction)] + format_bytes(bytes);
-  stream.enqueue_host([dst, src, bytes, o = options_] {
+  auto copy = [dst, src, bytes, o = options_] {
     std::memcpy(dst, src, bytes);
     if (o.copy_bytes_per_second > 0 || o.copy_latency.count() > 0) {
       auto modelled = o.copy_latency + std::chrono::nanoseconds(static_cast<std::int64_t>(
@@ -68,7 +68,9 @@ void SimDevice::copy_async(void* dst, const void* src, std::size_t bytes, CopyDi
                                                                        : 0.0));
       std::this_thread::sleep_for(modelled);
     }
-  }, std::move(label));
+  };
+  if (auto* sim = dynamic_cast<SimStream*>(&stream)) sim->enqueue_copy(std::move(copy), std::move(label));
+  else stream.enqueue_host(std::move(copy), std::move(label));
 }
 
 bool SimDevice::copy_to_device_staged(void* dst, const void* src, std::size_t bytes, Stream& stream) {

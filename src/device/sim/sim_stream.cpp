@@ -42,27 +42,28 @@ void SimStream::push(Item item) {
 }
 
 void SimStream::enqueue_host(std::function<void()> work, std::string label) {
-  // Copies keep their own model (SimOptions::copy_bytes_per_second), whatever stream runs them.
-  const bool copy = label.rfind("copy", 0) == 0;
-  push(Item{std::move(work), std::move(label), slowdown_ > 0.0 && !copy, {}});
+  push(Item{std::move(work), std::move(label), slowdown_ > 0.0, false, {}});
+}
+
+void SimStream::enqueue_copy(std::function<void()> work, std::string label) {
+  push(Item{std::move(work), std::move(label), false, true, {}});
 }
 
 void SimStream::enqueue_host_timed(std::function<void()> work, std::string label,
                                    std::function<void(std::chrono::nanoseconds)> took) {
-  const bool copy = label.rfind("copy", 0) == 0;
-  push(Item{std::move(work), std::move(label), slowdown_ > 0.0 && !copy, std::move(took)});
+  push(Item{std::move(work), std::move(label), slowdown_ > 0.0, false, std::move(took)});
 }
 
 void SimStream::record_into(std::shared_ptr<EventState> state) {
-  push(Item{[s = std::move(state)] { s->set(); }, {}, false, {}});
+  push(Item{[s = std::move(state)] { s->set(); }, {}, false, false, {}});
 }
 
 void SimStream::wait(const Event& e) {
   // The stream's thread blocks, not the caller: the device-side wait of a real GPU.
-  push(Item{[s = state_of(e)] { s->wait(); }, "wait", false, {}});
+  push(Item{[s = state_of(e)] { s->wait(); }, "wait", false, false, {}});
 }
 
-void SimStream::then(std::function<void()> callback) { push(Item{std::move(callback), {}, false, {}}); }
+void SimStream::then(std::function<void()> callback) { push(Item{std::move(callback), {}, false, false, {}}); }
 
 void SimStream::drain(std::vector<TraceEvent>& out) {
   std::lock_guard lock(trace_mutex_);
@@ -104,9 +105,8 @@ void SimStream::run() {
     }
     if (item.took) item.took(device_time);
     if (timed) {
-      const bool copy = item.label.rfind("copy", 0) == 0;
       std::lock_guard lock(trace_mutex_);
-      trace_events_.push_back(TraceEvent{std::move(item.label), copy ? "copy" : "device", 0, begin, sources.now_ns()});
+      trace_events_.push_back(TraceEvent{std::move(item.label), item.copy ? "copy" : "device", 0, begin, sources.now_ns()});
     }
   }
 }

@@ -24,6 +24,9 @@ public:
   ~SimStream() override;  // runs what is queued, then stops
 
   void enqueue_host(std::function<void()> work, std::string label = "work") override;
+  /// A copy between memories: never slowed by the compute model (copies have their own) and
+  /// traced as a copy.
+  void enqueue_copy(std::function<void()> work, std::string label);
   /// Reports the modelled time (CPU time x slowdown) where the device has a compute speed.
   void enqueue_host_timed(std::function<void()> work, std::string label,
                           std::function<void(std::chrono::nanoseconds)> took) override;
@@ -38,6 +41,7 @@ private:
     std::function<void()> work;
     std::string label;
     bool modelled = false;  // enqueued work, slowed by the compute model
+    bool copy = false;
     std::function<void(std::chrono::nanoseconds)> took;  // told the device's time for the work
   };
 
