@@ -36,6 +36,7 @@ class ChainState {
   ContextOptions options;
   std::vector<std::unique_ptr<LoopRecord>> loops;
   std::size_t executed = 0;
+  std::uint64_t bytes_required = 0;
   std::size_t last_tiles = 0;
   int last_tile_rows = 0;
 
@@ -278,6 +279,7 @@ DeviceSet& Context::devices() noexcept { return state_->devices; }
 Executor& Context::executor() noexcept { return state_->executor; }
 std::size_t Context::pending() const noexcept { return state_->loops.size(); }
 std::size_t Context::executed() const noexcept { return state_->executed; }
+std::uint64_t Context::bytes_required() const noexcept { return state_->bytes_required; }
 std::size_t Context::graphs_built() const noexcept { return state_->graphs_built; }
 std::size_t Context::last_tiles() const noexcept { return state_->last_tiles; }
 int Context::last_tile_rows() const noexcept { return state_->last_tile_rows; }
@@ -302,7 +304,10 @@ void Context::execute() {
   st.current.clear();
   if (st.devices.num_accelerators() == 0 && !st.options.tiled && detail::largest_loop(loops) <= st.options.inline_sites) {
     detail::run_inline(loops);
-    for (const auto& loop : loops) loop->finish();
+    for (const auto& loop : loops) {
+      loop->finish();
+      st.bytes_required += loop->bytes_required;
+    }
     st.executed += loops.size();
     return;
   }
@@ -348,7 +353,10 @@ void Context::execute() {
   }
   st.current.clear();
   if (st.balancer && st.options.balance) detail::record_times(st, loops);
-  for (const auto& loop : loops) loop->finish();
+  for (const auto& loop : loops) {
+    loop->finish();
+    st.bytes_required += loop->bytes_required;
+  }
   st.executed += loops.size();
 }
 

@@ -198,6 +198,8 @@ TEST_P(Loops, MinAndMaxModesCombineIntoTheSite) {
     b(0, 0) = std::max(b(0, 0), double(i[0] - i[1]));
   }, "bound", block, all, tl::min(lo, zero), tl::max(hi, zero), tl::idx());
   const std::vector<double> a = lo.fetch(), b = hi.fetch();
+  // "five" writes 192 doubles twice; "bound" reads and writes 192 twice: 3 * 2 * 192 * 8 bytes.
+  EXPECT_EQ(context.bytes_required(), 9216u);
   for (int j = 0; j < 12; ++j)
     for (int i = 0; i < 16; ++i) {
       EXPECT_EQ(a[lo.index(i, j)], std::min(5.0, double(i - j)));

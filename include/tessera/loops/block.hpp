@@ -155,6 +155,10 @@ class Context {
   std::size_t pending() const noexcept;
   /// Loops run since construction (each counts once, whatever the parts it ran in).
   std::size_t executed() const noexcept;
+  /// Bytes the loops run since construction had to move at the least: per dataset argument, its
+  /// elements over the loop's range once per direction (read, written, or both). Divided by a
+  /// run's time: its effective bandwidth, as OPS and CloverLeaf report it.
+  std::uint64_t bytes_required() const noexcept;
   /// Graphs built for chains: a chain of the same shape as the one before (same loops, ranges,
   /// datasets and stencils; kernels and global values may differ) reuses its graph.
   std::size_t graphs_built() const noexcept;

@@ -318,6 +318,8 @@ class LoopOf final : public LoopRecord {
         last[k] = d.last(k);
       }
       check_dat_arg(name, block, range, d.block(), d.name(), a.stencil, writes, first, last);
+      bytes_required += sites() * sizeof(typename std::remove_pointer_t<decltype(a.dat)>::value_type) *
+                        (is_write_only(a) || !writes ? 1u : 2u);
       Access access = writes ? Access::read_write : Access::read;
       if (is_write_only(a)) {
         // Whole rows written: the old values need not reach the device that writes them.
@@ -335,6 +337,7 @@ class LoopOf final : public LoopRecord {
         last[k] = d.last(k);
       }
       check_strided_arg(name, block, range, d.block(), d.name(), a.stencil, first, last);
+      bytes_required += sites() * sizeof(typename std::remove_pointer_t<decltype(a.dat)>::value_type);
       const int od = dims - 1;
       const Stencil& pts = a.stencil.points();
       dats.push_back(DatUse{d.buffer(), Access::read, pts.low(od), pts.high(od), first[od], a.stencil.stride()[od],
@@ -343,6 +346,11 @@ class LoopOf final : public LoopRecord {
   }
   template <typename T, Mode M>
   static constexpr bool is_write_only(const DatArg<T, M>&) { return M == Mode::write; }
+  std::uint64_t sites() const noexcept {
+    std::uint64_t n = 1;
+    for (int d = 0; d < dims; ++d) n *= std::uint64_t(range.end[d] - range.begin[d]);
+    return n;
+  }
 
   template <typename S>
   void init_reduction(S& s) {

@@ -7,6 +7,7 @@
 #include <tessera/memory/access.hpp>
 #include <tessera/memory/buffer.hpp>
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -49,6 +50,9 @@ struct LoopRecord {
   int dims;
   Range range;
   std::vector<DatUse> dats;
+  /// What the loop must move through memory at the least: each dataset argument's elements over
+  /// the range once per direction (read, written, or both), as OPS counts effective bandwidth.
+  std::uint64_t bytes_required = 0;
 };
 
 }  // namespace tessera::loops::detail
