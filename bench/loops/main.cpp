@@ -1,4 +1,4 @@
-// tessera-bench-loops [--json FILE] [--quick] [--only jacobi|seven|launch|hybrid]
+// tessera-bench-loops [--json FILE] [--quick] [--only jacobi|seven|launch|hybrid|stream]
 // (environment: TESSERA_BENCH_JACOBI_N grid size, TESSERA_BENCH_TILE_ROWS tile height)
 // par_loop chains on the host against the same chains hand-written with OpenMP (baselines.cpp),
 // timed in interleaved rounds in the same run; the cost of one small par_loop; and balanced
@@ -288,6 +288,7 @@ int main(int argc, char** argv) {
   if (args.runs("seven")) run_seven(report, args.quick, rounds, context);
   if (args.runs("launch")) run_launch(report, args.quick, context);
   if (args.runs("hybrid")) run_hybrid(report, args.quick);
+  if (args.runs("stream")) report.add(Record{"stream-triad", "openmp", "bandwidth", stream_triad_gbs(args.quick), "GB/s", "", 0});
   report.write_json(args.json);
   if (mismatch) {
     std::fprintf(stderr, "a tessera chain's result differs from its baseline's (see MISMATCH above)\n");
