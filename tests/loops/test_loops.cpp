@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <random>
 #include <vector>
 
@@ -205,6 +206,27 @@ TEST_P(Loops, MinAndMaxModesCombineIntoTheSite) {
       EXPECT_EQ(a[lo.index(i, j)], std::min(5.0, double(i - j)));
       EXPECT_EQ(b[hi.index(i, j)], std::max(5.0, double(i - j)));
     }
+}
+
+TEST_P(Loops, MinAndMaxReductionsKeepANaNFromAnyRow) {
+  tl::Block block(context, 2, "grid");
+  tl::Dataset<double> a(block, {.size = {8, 40, 1}}, "a");
+  const tl::Stencil zero(2, {{0, 0, 0}}, "00");
+  const tl::Range all = tl::Range::of(2, {0, 8, 0, 40});
+  for (int nan_row : {0, 17, 39}) {
+    tl::par_loop([nan_row](tl::Acc<double> v, const int* i) {
+      v(0, 0) = (i[1] == nan_row && i[0] == 3) ? std::numeric_limits<double>::quiet_NaN() : double(i[0] + i[1]);
+    }, "fill", block, all, tl::write(a, zero), tl::idx());
+    tl::Reduction<double> lo(context, tl::ReduceOp::min, "lo"), hi(context, tl::ReduceOp::max, "hi");
+    // A site's own combine is the kernel's; rows combine in the library, where a NaN row must win.
+    tl::par_loop([](tl::Acc<const double> v, double& l, double& h) {
+      const double x = v(0, 0);
+      l = (x != x || l != l) ? x + l : std::min(l, x);
+      h = (x != x || h != h) ? x + h : std::max(h, x);
+    }, "bounds", block, all, tl::read(a, zero), tl::reduce(lo), tl::reduce(hi));
+    EXPECT_TRUE(std::isnan(lo.get())) << "NaN in row " << nan_row;
+    EXPECT_TRUE(std::isnan(hi.get())) << "NaN in row " << nan_row;
+  }
 }
 
 TEST(LoopsInline, ANegativeSiteCountIsAnError) {

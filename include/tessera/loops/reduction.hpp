@@ -24,8 +24,16 @@ constexpr T identity(ReduceOp op) {
     return op == ReduceOp::min ? std::numeric_limits<T>::max() : std::numeric_limits<T>::lowest();
 }
 
+/// Row partials combine in order. min and max propagate NaN (IEEE 754's minimum and maximum,
+/// not std::fmin), so a NaN anywhere in a range reaches the result instead of being dropped.
 template <typename T>
 constexpr T combine(ReduceOp op, const T& a, const T& b) {
+  if constexpr (std::numeric_limits<T>::has_quiet_NaN) {
+    if (op != ReduceOp::inc) {
+      if (a != a) return a;
+      if (b != b) return b;
+    }
+  }
   switch (op) {
     case ReduceOp::inc: return a + b;
     case ReduceOp::min: return b < a ? b : a;
