@@ -26,8 +26,9 @@ const char* const grammar =
     "use host, sim:N, sim:N:SIZE (e.g. sim:4:256MiB), sim:N[:SIZE]:speed=S[,S...] (e.g. sim:2:speed=1,4), cuda or "
     "cuda:0,1";
 
-[[noreturn]] void bad_spec(std::string_view spec, const std::string& why) {
-  throw Error("TESSERA_DEVICES='" + std::string(spec) + "': " + why + "; " + grammar);
+// `origin` names where the text came from: "TESSERA_DEVICES='sim4'" or "device selection 'sim4'".
+[[noreturn]] void bad_spec(std::string_view origin, const std::string& why) {
+  throw Error(std::string(origin) + ": " + why + "; " + grammar);
 }
 
 std::size_t parse_count(std::string_view spec, std::string_view text, const char* what) {
@@ -105,10 +106,13 @@ DeviceSet::~DeviceSet() {
 
 DeviceSet DeviceSet::select(std::string_view spec) {
   std::string text(spec);
+  bool from_environment = false;
   if (text.empty()) {
     const char* env = std::getenv("TESSERA_DEVICES");
     text = env != nullptr ? env : "";
+    from_environment = env != nullptr;
   }
+  const std::string origin = (from_environment ? "TESSERA_DEVICES='" : "device selection '") + text + "'";
   DeviceSet set;
   set.host_ = std::make_unique<detail::HostDevice>();
   if (text.empty()) {
@@ -132,35 +136,35 @@ DeviceSet DeviceSet::select(std::string_view spec) {
   const std::string_view rest = colon == std::string_view::npos ? std::string_view{} : s.substr(colon + 1);
 
   if (kind == "host") {
-    if (!rest.empty()) bad_spec(s, "'host' takes no arguments");
+    if (!rest.empty()) bad_spec(origin, "'host' takes no arguments");
     return set;
   }
   if (kind == "sim") {
-    if (rest.empty()) bad_spec(s, "'sim' needs a device count, as in sim:4");
+    if (rest.empty()) bad_spec(origin, "'sim' needs a device count, as in sim:4");
     const auto second = rest.find(':');
-    const std::size_t n = parse_count(s, rest.substr(0, second), "the device count");
-    if (n == 0 || n > 64) bad_spec(s, "the device count must be between 1 and 64, not " + std::to_string(n));
+    const std::size_t n = parse_count(origin, rest.substr(0, second), "the device count");
+    if (n == 0 || n > 64) bad_spec(origin, "the device count must be between 1 and 64, not " + std::to_string(n));
     detail::SimDeviceOptions options;
     // After the count: an optional size, then an optional speed=..., in that order.
     for (std::size_t at = second; at != std::string_view::npos;) {
       const auto next = rest.find(':', at + 1);
       const std::string_view field = rest.substr(at + 1, next == std::string_view::npos ? next : next - at - 1);
       if (field.starts_with("speed=")) {
-        if (!options.compute_speeds.empty()) bad_spec(s, "give speed= once");
-        options.compute_speeds = parse_speeds(s, field.substr(6), n);
+        if (!options.compute_speeds.empty()) bad_spec(origin, "give speed= once");
+        options.compute_speeds = parse_speeds(origin, field.substr(6), n);
       } else {
-        if (!options.compute_speeds.empty() || at != second) bad_spec(s, "the size comes right after the count");
+        if (!options.compute_speeds.empty() || at != second) bad_spec(origin, "the size comes right after the count");
         try {
           options.memory_bytes = parse_bytes(field);
         } catch (const Error& e) {
-          bad_spec(s, e.what());
+          bad_spec(origin, e.what());
         }
         if (options.memory_bytes < (std::size_t{1} << 20))
-          bad_spec(s, "a simulated device needs at least 1MiB, not " + format_bytes(options.memory_bytes));
+          bad_spec(origin, "a simulated device needs at least 1MiB, not " + format_bytes(options.memory_bytes));
       }
       at = next;
     }
-    const std::vector<double> slow = slowdowns(options.compute_speeds, n, "TESSERA_DEVICES='" + text + "'");
+    const std::vector<double> slow = slowdowns(options.compute_speeds, n, origin);
     for (std::size_t i = 0; i < n; ++i)
       set.accelerators_.push_back(std::make_unique<detail::SimDevice>(static_cast<int>(i), options, slow[i]));
     return set;
@@ -168,14 +172,14 @@ DeviceSet DeviceSet::select(std::string_view spec) {
   if (kind == "cuda") {
 #if defined(TESSERA_HAVE_CUDA)
     CudaOptions options;
-    if (colon != std::string_view::npos) options.ordinals = parse_ordinals(s, rest);
-    set.accelerators_ = detail::make_cuda_devices(options, "TESSERA_DEVICES='" + text + "'");
+    if (colon != std::string_view::npos) options.ordinals = parse_ordinals(origin, rest);
+    set.accelerators_ = detail::make_cuda_devices(options, origin);
     return set;
 #else
-    no_cuda_backend("TESSERA_DEVICES='" + text + "'");
+    no_cuda_backend(origin);
 #endif
   }
-  bad_spec(s, "unknown device kind '" + std::string(kind) + "'");
+  bad_spec(origin, "unknown device kind '" + std::string(kind) + "'");
 }
 
 DeviceSet DeviceSet::simulated(std::size_t count, const SimOptions& options) {

@@ -33,7 +33,7 @@ TEST(CudaSelection, WithoutAGpuCudaIsAClearErrorAndTheDefaultIsTheHost) {
   std::string why;
   if (tessera_test::have_gpu(why)) GTEST_SKIP() << "a GPU is present: covered by EveryGpuOrTheOnesNamed";
   const std::string all = error_of("cuda");
-  EXPECT_NE(all.find("TESSERA_DEVICES='cuda': CUDA devices were requested but the CUDA runtime found no"),
+  EXPECT_NE(all.find("device selection 'cuda': CUDA devices were requested but the CUDA runtime found no"),
             std::string::npos)
       << all;
   EXPECT_NE(error_of("cuda:0").find("CUDA devices were requested"), std::string::npos);

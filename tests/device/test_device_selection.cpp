@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <ctime>
 #include <future>
 
 using namespace tessera;
@@ -66,7 +67,15 @@ TEST(DeviceSelection, MalformedAndMissingDevicesAreClearErrors) {
   EXPECT_NE(error_of("sim").find("'sim' needs a device count"), std::string::npos);
   EXPECT_NE(error_of("sim:x").find("the device count 'x' is not a number"), std::string::npos);
   EXPECT_NE(error_of("sim:0").find("between 1 and 64, not 0"), std::string::npos);
-  EXPECT_NE(error_of("sim:2:lots").find("TESSERA_DEVICES='sim:2:lots'"), std::string::npos);
+  EXPECT_NE(error_of("sim:2:lots").find("device selection 'sim:2:lots'"), std::string::npos);
+  // Blamed on the variable only when the text came from it.
+  unsetenv("TESSERA_DEVICES");
+  EXPECT_EQ(error_of("sim4").find("TESSERA_DEVICES"), std::string::npos) << error_of("sim4");
+  setenv("TESSERA_DEVICES", "sim4", 1);
+  EXPECT_NE(error_of("").find("TESSERA_DEVICES='sim4': unknown device kind 'sim4'"), std::string::npos);
+  unsetenv("TESSERA_DEVICES");
+  // A size whose round-up to whole pages overflows is refused, not mapped short.
+  EXPECT_NE(error_of("sim:1:18446744073709551615").find("cannot reserve"), std::string::npos);
   EXPECT_NE(error_of("sim:2:1KiB").find("at least 1MiB"), std::string::npos);
   EXPECT_NE(error_of("host:2").find("'host' takes no arguments"), std::string::npos);
   if (!DeviceSet::has_cuda_backend()) {
@@ -98,13 +107,19 @@ TEST(DeviceSelection, SimComputeSpeedsAreParsedAndChecked) {
   EXPECT_THROW(DeviceSet::simulated(2, options), Error);
 }
 
-// The model's promise is a lower bound: a device of speed s takes at least fastest/s times as
-// long as the work really took (the host may always be slower still, so no upper bound here).
+// The model's promise is a lower bound: a device of speed s takes at least fastest/s times the
+// CPU time the work took (the host may always be slower still, so no upper bound here).
 TEST(DeviceSelection, SlowerSimDeviceHoldsWorkBackByItsSpeedRatio) {
   auto devices = DeviceSet::select("sim:2:16MiB:speed=1,4");
+  // Spins for `d` of the stream thread's CPU time: what the model scales.
   auto spin = [](std::chrono::milliseconds d) {
-    const auto until = std::chrono::steady_clock::now() + d;
-    while (std::chrono::steady_clock::now() < until) {
+    auto cpu = [] {
+      timespec t{};
+      clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+      return std::chrono::seconds(t.tv_sec) + std::chrono::nanoseconds(t.tv_nsec);
+    };
+    const auto until = cpu() + d;
+    while (cpu() < until) {
     }
   };
   auto time_on = [&](std::size_t device) {

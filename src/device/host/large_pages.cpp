@@ -1,6 +1,7 @@
 #include "large_pages.hpp"
 
 #include <cstdint>
+#include <limits>
 
 #if defined(__linux__)
 #include <sys/mman.h>
@@ -35,6 +36,8 @@ std::size_t mapped_length(std::size_t bytes) noexcept {
 bool uses_large_pages(std::size_t bytes) noexcept { return !sanitized && bytes >= large_page_bytes; }
 
 void* map_large_pages(std::size_t bytes) noexcept {
+  // The round-up and the extra page below must not wrap around.
+  if (bytes > std::numeric_limits<std::size_t>::max() - 2 * large_page_bytes) return nullptr;
   const std::size_t length = mapped_length(bytes);
   // Map one large page more than needed, then give back the unaligned head and the tail.
   void* raw = ::mmap(nullptr, length + large_page_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);

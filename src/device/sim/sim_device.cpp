@@ -8,6 +8,7 @@
 #include <tessera/memory/bytes.hpp>
 
 #include <cstring>
+#include <unistd.h>
 #include <thread>
 
 namespace tessera::detail {
@@ -20,6 +21,12 @@ SimDevice::SimDevice(int ordinal, const SimDeviceOptions& options, double slowdo
   // Aligned as a GPU allocation is, so the pool can use every byte; large arenas get the host
   // device's large pages, so kernels on sim stream through memory as they do on the host.
   const std::size_t bytes = options.memory_bytes;
+  // Larger than the machine's memory cannot be meant, and sizes near 2^64 would wrap in the
+  // page round-up below.
+  const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGESIZE);
+  if (pages > 0 && page > 0 && bytes / std::size_t(page) > std::size_t(pages))
+    throw Error("device " + name() + ": cannot reserve " + format_bytes(bytes) + " for its arena: the machine has " +
+                format_bytes(std::size_t(pages) * std::size_t(page)) + " of memory");
   void* arena = uses_large_pages(bytes)
                     ? map_large_pages(bytes)
                     : ::operator new(bytes, std::align_val_t{PoolAllocator::alignment}, std::nothrow);
