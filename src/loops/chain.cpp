@@ -20,6 +20,7 @@
 #include <chrono>
 #include <cstdint>
 #include <exception>
+#include <limits>
 #include <map>
 #include <memory>
 #include <vector>
@@ -362,7 +363,6 @@ void Context::execute() {
 
 void Context::build(const std::vector<std::unique_ptr<detail::LoopRecord>>& loops) {
   detail::ChainState& st = *state_;
-  const std::size_t accelerators = st.devices.num_accelerators();
   auto graph = std::make_unique<AccessGraph>(st.memory, "loop chain");
   AccessGraph& g = *graph;
   detail::ChainState* chain = &st;
@@ -413,57 +413,76 @@ void Context::build(const std::vector<std::unique_ptr<detail::LoopRecord>>& loop
   const bool one_spacing = std::all_of(loops.begin(), loops.end(), [](const auto& loop) {
     return std::all_of(loop->dats.begin(), loop->dats.end(), [](const detail::DatUse& u) { return u.maps_identity(); });
   });
-  if (st.options.tiled && accelerators == 0 && one_spacing) {
+  // OPS's Algorithm 1 for the parts of loop l: the rows of a part that read across a cut wait
+  // for the neighbour's rows; the rest does not, so it is its own node, added first, and runs
+  // meanwhile. `host_from`: where the host's rows start when tiles ran some of them already.
+  auto add_parts = [&](std::size_t l, int host_from) {
+    int at = loops[l]->outer_begin();
+    const int reach = detail::read_reach(*loops[l]);
+    for (std::size_t p = 0; p < st.participant_device.size(); ++p) {
+      const int lo = st.participant_device[p] == host ? std::max(at, host_from) : at, hi = at + st.splits[l][p];
+      at = hi;
+      auto part = [&](int a, int z, std::size_t lane) {
+        if (a >= z) return;
+        if (st.participant_device[p] == host) add_host_rows(l, a, z, p);
+        else add(l, a, z, st.participant_device[p], p, lane);
+      };
+      const int inner_lo = lo > loops[l]->outer_begin() ? lo + reach : lo;
+      const int inner_hi = hi < loops[l]->outer_end() ? hi - reach : hi;
+      if (reach > 0 && inner_lo < inner_hi && (inner_lo != lo || inner_hi != hi)) {
+        part(inner_lo, inner_hi, 0);
+        part(lo, inner_lo, 1);
+        part(inner_hi, hi, 1);
+      } else {
+        part(lo, hi, 0);
+      }
+    }
+  };
+  const bool host_has_part = !st.balancer || st.participant_device.front() == host;
+  if (st.options.tiled && one_spacing && host_has_part) {
     // Tile-major order: the AccessGraph orders the (tile, loop) nodes by their declared rows, so
-    // tiles overlap as a wavefront where the skew leaves them independent.
+    // tiles overlap as a wavefront where the skew leaves them independent. Hybrid, the host tiles
+    // its own part: tiles stop short of every cut by the chain's reach, so none touches a
+    // device's rows, and what is left of each loop runs loop by loop beside the devices' parts
+    // (as a last tile would: the skew keeps it apart from the tiles before).
     const std::vector<int> shift = detail::tile_shifts(loops);
     const int rows = st.options.tile_rows > 0 ? st.options.tile_rows : detail::auto_tile_rows(loops, st.options.tile_bytes);
-    int first = loops[0]->outer_begin(), last = loops[0]->outer_end(), max_shift = 0;
+    int first = loops[0]->outer_begin(), last = loops[0]->outer_end(), max_shift = 0, max_reach = 0;
+    std::vector<int> host_end(loops.size());
     for (std::size_t l = 0; l < loops.size(); ++l) {
       first = std::min(first, loops[l]->outer_begin());
       last = std::max(last, loops[l]->outer_end());
       max_shift = std::max(max_shift, shift[l]);
+      max_reach = std::max(max_reach, detail::read_reach(*loops[l]));
+      host_end[l] = st.balancer ? loops[l]->outer_begin() + st.splits[l][0] : loops[l]->outer_end();
     }
     auto boundary = [&](std::size_t l, std::int64_t t) {
       const std::int64_t b = std::int64_t(first) + t * rows - shift[l];
-      return int(std::clamp<std::int64_t>(b, loops[l]->outer_begin(), loops[l]->outer_end()));
+      return int(std::clamp<std::int64_t>(b, loops[l]->outer_begin(), host_end[l]));
     };
-    std::int64_t t = 0;
-    for (; std::int64_t(first) + t * rows - max_shift < last; ++t)
+    std::int64_t tiles = 0;
+    if (!st.balancer) {
+      while (std::int64_t(first) + tiles * rows - max_shift < last) ++tiles;
+    } else {
+      std::int64_t edge = std::numeric_limits<std::int64_t>::max();
+      for (std::size_t l = 0; l < loops.size(); ++l)
+        if (st.splits[l][0] > 0 && host_end[l] < loops[l]->outer_end()) edge = std::min<std::int64_t>(edge, host_end[l] - max_reach);
+      if (edge == std::numeric_limits<std::int64_t>::max()) edge = last + max_shift;
+      tiles = std::max<std::int64_t>(0, (edge - first) / rows);
+    }
+    for (std::int64_t t = 0; t < tiles; ++t)
       for (std::size_t l = 0; l < loops.size(); ++l) {
         const int lo = boundary(l, t), hi = boundary(l, t + 1);
         if (lo < hi) add(l, lo, hi, host, 0);
       }
-    st.last_tiles = std::size_t(t);
+    if (st.balancer)
+      for (std::size_t l = 0; l < loops.size(); ++l) add_parts(l, boundary(l, tiles));
+    st.last_tiles = std::size_t(tiles);
     st.last_tile_rows = rows;
   } else {
     for (std::size_t l = 0; l < loops.size(); ++l) {
-      int at = loops[l]->outer_begin();
-      if (!st.balancer) {
-        add_host_rows(l, at, loops[l]->outer_end(), 0);
-        continue;
-      }
-      // OPS's Algorithm 1: the rows of a part that read across a cut wait for the neighbour's
-      // rows; the rest does not, so it is its own node, added first, and runs meanwhile.
-      const int reach = detail::read_reach(*loops[l]);
-      for (std::size_t p = 0; p < st.participant_device.size(); ++p) {
-        const int lo = at, hi = at + st.splits[l][p];
-        at = hi;
-        auto part = [&](int a, int z, std::size_t lane) {
-          if (a >= z) return;
-          if (st.participant_device[p] == host) add_host_rows(l, a, z, p);
-          else add(l, a, z, st.participant_device[p], p, lane);
-        };
-        const int inner_lo = lo > loops[l]->outer_begin() ? lo + reach : lo;
-        const int inner_hi = hi < loops[l]->outer_end() ? hi - reach : hi;
-        if (reach > 0 && inner_lo < inner_hi && (inner_lo != lo || inner_hi != hi)) {
-          part(inner_lo, inner_hi, 0);
-          part(lo, inner_lo, 1);
-          part(inner_hi, hi, 1);
-        } else {
-          part(lo, hi, 0);
-        }
-      }
+      if (!st.balancer) add_host_rows(l, loops[l]->outer_begin(), loops[l]->outer_end(), 0);
+      else add_parts(l, loops[l]->outer_begin());
     }
   }
   st.graph = std::move(graph);

@@ -50,8 +50,8 @@ std::vector<LoopSpec> random_chain(unsigned seed) {
 }
 
 std::vector<std::vector<double>> run_chain(const std::vector<LoopSpec>& chain, const tl::ContextOptions& options,
-                                           std::size_t* tiles = nullptr) {
-  auto devices = tessera::DeviceSet::select("host");
+                                           std::size_t* tiles = nullptr, const char* spec = "host") {
+  auto devices = tessera::DeviceSet::select(spec);
   tessera::Executor executor;
   tl::Context context(devices, executor, options);
   tl::Block block(context, 2, "grid");
@@ -98,6 +98,25 @@ TEST(LoopsTiling, RandomChainsTiledEqualUntiledBitForBit) {
       EXPECT_GE(tiles, rows == 0 ? 1u : 3u) << "seed " << seed << " rows " << rows;
       for (int d = 0; d < kDats; ++d) ASSERT_EQ(got[d], want[d]) << "seed " << seed << " tile rows " << rows << " d" << d;
     }
+  }
+}
+
+// Hybrid, the host tiles its part of the chain and the devices run theirs loop by loop.
+TEST(LoopsTiling, RandomChainsTiledInTheHostsHybridPartEqualUntiledBitForBit) {
+  for (unsigned seed = 1; seed <= 15; ++seed) {
+    const auto chain = random_chain(seed);
+    const auto want = run_chain(chain, {});
+    for (int rows : {1, 2})
+      for (bool each_loop : {true, false}) {
+        std::size_t tiles = 0;
+        const auto got = run_chain(chain,
+                                   {.tiled = true, .tile_rows = rows, .hybrid = true, .balance = false,
+                                    .split_each_loop = each_loop},
+                                   &tiles, "sim:2:16MiB");
+        EXPECT_GE(tiles, 1u) << "seed " << seed << " rows " << rows;
+        for (int d = 0; d < kDats; ++d)
+          ASSERT_EQ(got[d], want[d]) << "seed " << seed << " tile rows " << rows << (each_loop ? "" : " per chain") << " d" << d;
+      }
   }
 }
 

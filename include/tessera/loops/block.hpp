@@ -103,7 +103,7 @@ struct ContextOptions {
   /// Cache-blocking on the host: the chain runs in tiles along the outermost dimension, each
   /// loop's tile boundary skewed back from the one before by what its stencils and writes need,
   /// so a tile's rows stay in cache across the whole chain. Results are bitwise those untiled.
-  /// Ignored on accelerators.
+  /// With accelerators, only the host's part of a hybrid chain is tiled.
   bool tiled = false;
   /// Outermost indices per tile; 0: as many as let one tile's rows of every dataset the chain
   /// touches span `tile_bytes`.
