@@ -108,9 +108,13 @@ int main(int argc, char** argv) {
         quiet = true;
         continue;
       }
+      if (opt == "--hybrid") {
+        options.hybrid = true;
+        continue;
+      }
       if (opt == "--help" || opt == "-h") {
         std::printf(
-            "usage: tessera-cloverleaf [--deck FILE] [--devices host|sim:N] [--tile-rows N] [--steps N]\n"
+            "usage: tessera-cloverleaf [--deck FILE] [--devices host|sim:N] [--hybrid] [--tile-rows N] [--steps N]\n"
             "                          [--summary-every N] [--png-every N] [--png-prefix P] [--hdf5 FILE] [--quiet]\n");
         return 0;
       }
@@ -128,7 +132,7 @@ int main(int argc, char** argv) {
       else if (opt == "--hdf5") hdf5_path = value;
       else
         throw tessera::Error("unknown option " + std::string(opt) +
-                             "; use --deck, --devices, --tile-rows (0: tiles sized from the cache), --steps, "
+                             "; use --deck, --devices, --hybrid, --tile-rows (0: tiles sized from the cache), --steps, "
                              "--summary-every, --png-every, --png-prefix, --hdf5, --quiet");
     }
     deck = deck_path.empty() ? cloverleaf::parse_deck_text(default_deck, "built-in clover.in_default")

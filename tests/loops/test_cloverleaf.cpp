@@ -4,6 +4,7 @@
 // on the host, tiled on the host and on four simulated devices. Decks with malformed values are
 // tessera::Errors that name the line and the key.
 #include "cloverleaf.hpp"
+#include "cloverleaf_runs.hpp"
 
 #include <tessera/core/error.hpp>
 #include <tessera/device/device_set.hpp>
@@ -17,6 +18,10 @@
 #include <vector>
 
 namespace {
+
+using cloverleaf_runs::expect_same;
+using cloverleaf_runs::run;
+using cloverleaf_runs::Trace;
 
 // CloverLeaf's built-in default problem: OPS apps/c/CloverLeaf/clover.in_default
 // (apps/cloverleaf/decks/clover.in_default).
@@ -54,53 +59,6 @@ const char* const small_bm = R"(*clover
 *endclover
 )";
 
-struct Trace {
-  std::vector<cloverleaf::Summary> summaries;  // step 0, then after every step
-  std::vector<cloverleaf::StepInfo> steps;
-};
-
-Trace run(const std::string& deck_text, const std::string& devices, const tessera::loops::ContextOptions& options = {}) {
-  auto set = tessera::DeviceSet::select(devices);
-  tessera::Executor executor;
-  tessera::loops::Context context(set, executor, options);
-  cloverleaf::Solver solver(context, cloverleaf::parse_deck_text(deck_text, "test deck"));
-  Trace r;
-  r.summaries.push_back(solver.field_summary());
-  while (!solver.finished()) {
-    r.steps.push_back(solver.advance());
-    r.summaries.push_back(solver.field_summary());
-  }
-  return r;
-}
-
-void expect_close(double a, double b, const char* what, int step) {
-  EXPECT_LE(std::fabs(a - b), 1e-12 * std::max(std::fabs(a), std::fabs(b))) << what << " at step " << step;
-}
-
-// Same summaries and steps to 1e-12 relative, and bit for bit: every reduction sums row by row
-// and then the rows in order, whatever the workers, devices or tiles.
-void expect_same(const Trace& a, const Trace& b) {
-  ASSERT_EQ(a.summaries.size(), b.summaries.size());
-  ASSERT_EQ(a.steps.size(), b.steps.size());
-  for (std::size_t s = 0; s < a.steps.size(); ++s) {
-    EXPECT_EQ(a.steps[s].dt, b.steps[s].dt) << "step " << a.steps[s].step;
-    EXPECT_STREQ(a.steps[s].control, b.steps[s].control) << "step " << a.steps[s].step;
-  }
-  for (std::size_t s = 0; s < a.summaries.size(); ++s) {
-    const auto &x = a.summaries[s], &y = b.summaries[s];
-    expect_close(x.volume, y.volume, "volume", x.step);
-    expect_close(x.mass, y.mass, "mass", x.step);
-    expect_close(x.pressure_volume, y.pressure_volume, "pressure", x.step);
-    expect_close(x.internal_energy, y.internal_energy, "internal energy", x.step);
-    expect_close(x.kinetic_energy, y.kinetic_energy, "kinetic energy", x.step);
-    EXPECT_EQ(x.volume, y.volume) << x.step;
-    EXPECT_EQ(x.mass, y.mass) << x.step;
-    EXPECT_EQ(x.pressure_volume, y.pressure_volume) << x.step;
-    EXPECT_EQ(x.internal_energy, y.internal_energy) << x.step;
-    EXPECT_EQ(x.kinetic_energy, y.kinetic_energy) << x.step;
-  }
-}
-
 TEST(CloverLeaf, TestProblem1StartsWithCloverLeafsFieldSummary) {
   auto set = tessera::DeviceSet::select("host");
   tessera::Executor executor;
@@ -137,6 +95,8 @@ TEST(CloverLeaf, ReducedBenchmarkAgreesOnHostTiledAndFourSimulatedDevices) {
   expect_same(host, run(small_bm, "host", {.tiled = true, .tile_rows = 8}));
   expect_same(host, run(small_bm, "host", {.tiled = true}));
   expect_same(host, run(small_bm, "sim:4:64MiB"));
+  expect_same(host, run(small_bm, "sim:2:64MiB:speed=1,4", {.hybrid = true}));
+  expect_same(host, run(small_bm, "sim:2:64MiB:speed=1,4", {.tiled = true, .tile_rows = 8, .hybrid = true}));
 }
 
 TEST(CloverLeaf, GeneratesCircleAndPointStatesAsCloverLeafDoes) {
