@@ -41,11 +41,7 @@ class ChainState {
   std::size_t last_tiles = 0;
   int last_tile_rows = 0;
 
-  // The last chain's graph, run again for a chain of the same shape (the usual time step): its
-  // nodes find their loops in `current`. It keeps that chain's Buffers alive until replaced.
-  std::unique_ptr<AccessGraph> graph;
-  std::vector<std::byte> shape;
-  std::vector<LoopRecord*> current;
+  std::vector<LoopRecord*> current;  // the loops of the chain running: its nodes find them here
   std::size_t graphs_built = 0;
 
   // With accelerators: the participants (the CPU workers as one when hybrid, then each
@@ -59,7 +55,17 @@ class ChainState {
     int rows = 0;
     double seconds = 0;  // the host's clock for CPU slabs, the device's for device slabs
   };
-  std::vector<SlabTime> times;  // per slab node of `graph`
+
+  // The graphs of the last few chain shapes, the most recently run first: a time loop records
+  // the same chain every step, or a few in turn (CloverLeaf's sweeps alternate x-y and y-x), and
+  // runs them again. Each keeps its Buffers alive until dropped.
+  struct BuiltChain {
+    std::vector<std::byte> shape;
+    std::unique_ptr<AccessGraph> graph;
+    std::vector<SlabTime> times;  // per slab node of `graph`, with a balancer
+  };
+  static constexpr std::size_t graphs_kept = 4;
+  std::vector<std::unique_ptr<BuiltChain>> built;
 };
 
 namespace {
@@ -168,7 +174,8 @@ int read_reach(const LoopRecord& loop) {
 /// Feeds each participant's time on every loop of the chain just run to the balancer. The CPU
 /// workers run their slabs side by side, so the host's time is its slabs' total over the
 /// workers that ran them.
-void record_times(ChainState& st, const std::vector<std::unique_ptr<LoopRecord>>& loops) {
+void record_times(ChainState& st, const std::vector<ChainState::SlabTime>& times,
+                  const std::vector<std::unique_ptr<LoopRecord>>& loops) {
   const int workers = int(std::max<std::size_t>(1, st.executor.num_workers()));
   const std::size_t n = st.participant_device.size();
   struct Sums {
@@ -178,7 +185,7 @@ void record_times(ChainState& st, const std::vector<std::unique_ptr<LoopRecord>>
   std::map<std::string, Sums> by_key;
   std::vector<double> seconds(loops.size() * n, 0.0);
   std::vector<int> rows(loops.size() * n, 0), slabs(loops.size() * n, 0);
-  for (const ChainState::SlabTime& t : st.times) {
+  for (const ChainState::SlabTime& t : times) {
     const std::size_t at = t.loop * n + t.participant;
     seconds[at] += t.seconds;
     rows[at] += t.rows;
@@ -340,20 +347,23 @@ void Context::execute() {
       }
     }
   }
-  if (!st.graph || shape != st.shape) {
-    st.graph.reset();
+  auto found = std::find_if(st.built.begin(), st.built.end(), [&](const auto& b) { return b->shape == shape; });
+  if (found != st.built.end()) {
+    std::rotate(st.built.begin(), found, found + 1);
+  } else {
     build(loops);
-    st.shape = std::move(shape);
+    st.built.front()->shape = std::move(shape);
   }
+  detail::ChainState::BuiltChain& chain = *st.built.front();
   try {
-    st.graph->run(st.executor).get();
+    chain.graph->run(st.executor).get();
   } catch (...) {
-    st.graph.reset();  // built again next time rather than trusted after a failure
+    st.built.erase(st.built.begin());  // built again next time rather than trusted after a failure
     st.current.clear();
     throw;
   }
   st.current.clear();
-  if (st.balancer && st.options.balance) detail::record_times(st, loops);
+  if (st.balancer && st.options.balance) detail::record_times(st, chain.times, loops);
   for (const auto& loop : loops) {
     loop->finish();
     st.bytes_required += loop->bytes_required;
@@ -363,10 +373,11 @@ void Context::execute() {
 
 void Context::build(const std::vector<std::unique_ptr<detail::LoopRecord>>& loops) {
   detail::ChainState& st = *state_;
-  auto graph = std::make_unique<AccessGraph>(st.memory, "loop chain");
-  AccessGraph& g = *graph;
+  auto built = std::make_unique<detail::ChainState::BuiltChain>();
+  built->graph = std::make_unique<AccessGraph>(st.memory, "loop chain");
+  AccessGraph& g = *built->graph;
   detail::ChainState* chain = &st;
-  st.times.clear();
+  std::vector<detail::ChainState::SlabTime>* times = &built->times;
   // A slab of loop `index` on the CPU workers (device == host_participant) or an accelerator;
   // `participant` (with a balancer) is who measures it.
   // `lane` picks the device's stream: a part's rows that wait for another device go on a stream
@@ -375,24 +386,24 @@ void Context::build(const std::vector<std::unique_ptr<detail::LoopRecord>>& loop
     const detail::LoopRecord& loop = *loops[index];
     detail::SlabAccesses a = detail::slab_accesses(loop, lo, hi);
     const bool timed = st.balancer != nullptr;
-    const std::size_t slab = st.times.size();
-    if (timed) st.times.push_back(detail::ChainState::SlabTime{index, participant, hi - lo, 0.0});
+    const std::size_t slab = times->size();
+    if (timed) times->push_back(detail::ChainState::SlabTime{index, participant, hi - lo, 0.0});
     if (device == detail::ChainState::host_participant) {
-      g.host(loop.name, std::move(a.declared), [chain, index, lo, hi, slot = a.slot, timed, slab](const NodeData& d) {
+      g.host(loop.name, std::move(a.declared), [chain, times, index, lo, hi, slot = a.slot, timed, slab](const NodeData& d) {
         const std::vector<void*> bases = detail::bases_of(d, slot);
         if (!timed) return chain->current[index]->run(lo, hi, bases.data());
         const auto begin = std::chrono::steady_clock::now();
         chain->current[index]->run(lo, hi, bases.data());
-        chain->times[slab].seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
+        (*times)[slab].seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
       });
     } else {
       g.device(st.devices.accelerator(device), loop.name, std::move(a.declared),
-               [chain, index, lo, hi, slot = a.slot, timed, slab](const NodeData& d) {
+               [chain, times, index, lo, hi, slot = a.slot, timed, slab](const NodeData& d) {
                  detail::LoopRecord* l = chain->current[index];
                  auto work = [l, lo, hi, bases = detail::bases_of(d, slot)] { l->run(lo, hi, bases.data()); };
                  if (!timed) return d.stream().enqueue_host(std::move(work), l->name);
-                 d.stream().enqueue_host_timed(std::move(work), l->name, [chain, slab](std::chrono::nanoseconds t) {
-                   chain->times[slab].seconds = std::chrono::duration<double>(t).count();
+                 d.stream().enqueue_host_timed(std::move(work), l->name, [times, slab](std::chrono::nanoseconds t) {
+                   (*times)[slab].seconds = std::chrono::duration<double>(t).count();
                  });
                },
                lane);
@@ -485,7 +496,8 @@ void Context::build(const std::vector<std::unique_ptr<detail::LoopRecord>>& loop
       else add_parts(l, loops[l]->outer_begin());
     }
   }
-  st.graph = std::move(graph);
+  st.built.insert(st.built.begin(), std::move(built));
+  if (st.built.size() > detail::ChainState::graphs_kept) st.built.pop_back();
   ++st.graphs_built;
 }
 

@@ -149,10 +149,16 @@ TEST_P(Loops, ChainsRunWhenAValueIsNeededAndAgainAfter) {
   EXPECT_EQ(context.graphs_built(), 1u);  // one shape, three global values: one graph
   context.execute();                      // nothing pending: nothing happens
   EXPECT_EQ(context.executed(), 6u);
-  // Another shape builds another graph, and the first shape after it builds its own again.
+  // Another shape builds another graph; the first shape after it runs its kept graph again.
   tl::par_loop([](tl::Acc<const double> v, double& t) { t += v(0, 0); }, "corner", block,
                tl::Range::of(2, {0, 2, 0, 2}), tl::read(a, zero), tl::reduce(total));
   EXPECT_EQ(total.get(), 4.0 * 6.0);
+  EXPECT_EQ(context.graphs_built(), 2u);
+  tl::par_loop([](tl::Acc<double> v, const double& add) { v(0, 0) += add; }, "add", block,
+               tl::Range::of(2, {0, 32, 0, 32}), tl::inc(a, zero), tl::gbl(1.0));
+  tl::par_loop([](tl::Acc<const double> v, double& t) { t += v(0, 0); }, "sum", block,
+               tl::Range::of(2, {0, 32, 0, 32}), tl::read(a, zero), tl::reduce(total));
+  EXPECT_EQ(total.get(), 32.0 * 32.0 * 7.0);
   EXPECT_EQ(context.graphs_built(), 2u);
 }
 

@@ -159,8 +159,8 @@ class Context {
   /// elements over the loop's range once per direction (read, written, or both). Divided by a
   /// run's time: its effective bandwidth, as OPS and CloverLeaf report it.
   std::uint64_t bytes_required() const noexcept;
-  /// Graphs built for chains: a chain of the same shape as the one before (same loops, ranges,
-  /// datasets and stencils; kernels and global values may differ) reuses its graph.
+  /// Graphs built for chains: a chain of the same shape as one of the last four (same loops,
+  /// ranges, datasets and stencils; kernels and global values may differ) reuses its graph.
   std::size_t graphs_built() const noexcept;
   /// Tiles the last chain was built in (0 untiled), and their height in outermost indices.
   std::size_t last_tiles() const noexcept;
