@@ -114,7 +114,10 @@ std::vector<int> tile_shifts(const std::vector<std::unique_ptr<LoopRecord>>& loo
   return shift;
 }
 
-int auto_tile_rows(const std::vector<std::unique_ptr<LoopRecord>>& loops, std::size_t tile_bytes) {
+/// Rows whose data (every dataset the chain touches) spans `tile_bytes`; at least twice the
+/// chain's skew, since a skewed tile's loops reach that far behind it: a long chain (CloverLeaf's
+/// step skews by 37 rows) gains nothing from tiles the skew dwarfs.
+int auto_tile_rows(const std::vector<std::unique_ptr<LoopRecord>>& loops, std::size_t tile_bytes, int max_shift) {
   std::vector<const Buffer*> seen;
   std::size_t row_bytes = 0;
   for (const auto& loop : loops)
@@ -128,7 +131,7 @@ int auto_tile_rows(const std::vector<std::unique_ptr<LoopRecord>>& loops, std::s
     tile_bytes = l2 != 0 ? 4 * l2 : std::size_t{8} << 20;
     if (l3 != 0) tile_bytes = std::min(tile_bytes, l3 / 4);
   }
-  return int(std::max<std::size_t>(1, tile_bytes / std::max<std::size_t>(row_bytes, 1)));
+  return std::max({1, int(tile_bytes / std::max<std::size_t>(row_bytes, 1)), 2 * max_shift});
 }
 
 /// Everything the graph of a chain is built from: per loop its dimensions, range and dataset
@@ -457,7 +460,9 @@ void Context::build(const std::vector<std::unique_ptr<detail::LoopRecord>>& loop
     // device's rows, and what is left of each loop runs loop by loop beside the devices' parts
     // (as a last tile would: the skew keeps it apart from the tiles before).
     const std::vector<int> shift = detail::tile_shifts(loops);
-    const int rows = st.options.tile_rows > 0 ? st.options.tile_rows : detail::auto_tile_rows(loops, st.options.tile_bytes);
+    const int rows = st.options.tile_rows > 0
+                         ? st.options.tile_rows
+                         : detail::auto_tile_rows(loops, st.options.tile_bytes, *std::max_element(shift.begin(), shift.end()));
     int first = loops[0]->outer_begin(), last = loops[0]->outer_end(), max_shift = 0, max_reach = 0;
     std::vector<int> host_end(loops.size());
     for (std::size_t l = 0; l < loops.size(); ++l) {

@@ -106,7 +106,7 @@ struct ContextOptions {
   /// With accelerators, only the host's part of a hybrid chain is tiled.
   bool tiled = false;
   /// Outermost indices per tile; 0: as many as let one tile's rows of every dataset the chain
-  /// touches span `tile_bytes`.
+  /// touches span `tile_bytes`, and at least twice the chain's skew.
   int tile_rows = 0;
   /// 0: four times the L2 cache hwloc reports, at most a quarter of the L3 (8 MiB without
   /// hwloc). On the 2-core development VM (2 MiB L2) a 4096² Jacobi chain ran fastest with
