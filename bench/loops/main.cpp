@@ -1,10 +1,11 @@
-// tessera-bench-loops [--json FILE] [--quick] [--only jacobi|seven|launch|hybrid|stream]
+// tessera-bench-loops [--json FILE] [--quick] [--only jacobi|seven|launch|hybrid|cloverleaf|stream]
 // (environment: TESSERA_BENCH_JACOBI_N grid size, TESSERA_BENCH_TILE_ROWS tile height)
 // par_loop chains on the host against the same chains hand-written with OpenMP (baselines.cpp),
 // timed in interleaved rounds in the same run; the cost of one small par_loop; and balanced
 // splits over unequal simulated devices against the sum of their speeds. Exits 1 when
 // a tessera result differs from its baseline's.
 #include "baselines.hpp"
+#include "cloverleaf.hpp"
 
 #include "common/quiet_baseline_threads.hpp"
 #include "common/report.hpp"
@@ -240,6 +241,35 @@ double stream_triad_gbs(bool quick) {
   return 24.0 * double(n) / best / 1e9;
 }
 
+// CloverLeaf's clover_bm_short deck (960 x 960 cells): time per step, and effective bandwidth
+// (the bytes each loop must move, Context::bytes_required, over the time) against STREAM triad
+// measured in the same run; untiled and with the automatic tile height.
+void run_cloverleaf(Report& report, bool quick) {
+  const cloverleaf::Deck deck = cloverleaf::read_deck(TESSERA_CLOVERLEAF_DECKS "/clover_bm_short.in");
+  const int steps = quick ? 10 : 87;
+  const double triad = stream_triad_gbs(quick);
+  report.add(Record{"stream-triad", "openmp", "bandwidth", triad, "GB/s", "", 0});
+  auto devices = tessera::DeviceSet::select("host");
+  for (bool tiled : {false, true}) {
+    tessera::Executor executor;
+    tl::Context context(devices, executor, {.tiled = tiled});
+    cloverleaf::Solver solver(context, deck);
+    solver.advance();  // the first step builds its graphs and touches every page
+    const std::uint64_t bytes_before = context.bytes_required();
+    const auto t0 = std::chrono::steady_clock::now();
+    for (int s = 1; s < steps && !solver.finished(); ++s) solver.advance();
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const double gbs = double(context.bytes_required() - bytes_before) / seconds / 1e9;
+    const std::string name = "cloverleaf-bm_short-" + std::to_string(steps) + "-steps";
+    const std::string variant = tiled ? "tessera-tiled" : "tessera";
+    report.add(Record{name, variant, "effective-bandwidth", gbs, "GB/s", "stream-triad", triad});
+    report.add(Record{name, variant, "per-step", seconds / (steps - 1) * 1e3, "ms", "", 0});
+    std::printf("(%s: %d steps in %.2f s, %.3g cell-steps/s; the Fortran/OpenMP reference is quoted at 7.5-7.8 s "
+                "for 87 steps on this VM)\n",
+                variant.c_str(), steps - 1, seconds, 960.0 * 960.0 * (steps - 1) / seconds);
+  }
+}
+
 void run_hybrid(Report& report, bool quick) {
   const int n = quick ? 512 : 1024, chains = quick ? 5 : 20;
   for (bool heavy : {false, true}) {
@@ -288,7 +318,8 @@ int main(int argc, char** argv) {
   if (args.runs("seven")) run_seven(report, args.quick, rounds, context);
   if (args.runs("launch")) run_launch(report, args.quick, context);
   if (args.runs("hybrid")) run_hybrid(report, args.quick);
-  if (args.runs("stream")) report.add(Record{"stream-triad", "openmp", "bandwidth", stream_triad_gbs(args.quick), "GB/s", "", 0});
+  if (args.runs("cloverleaf")) run_cloverleaf(report, args.quick);
+  else if (args.runs("stream")) report.add(Record{"stream-triad", "openmp", "bandwidth", stream_triad_gbs(args.quick), "GB/s", "", 0});
   report.write_json(args.json);
   if (mismatch) {
     std::fprintf(stderr, "a tessera chain's result differs from its baseline's (see MISMATCH above)\n");
