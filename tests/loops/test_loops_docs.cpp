@@ -1,9 +1,11 @@
-// The example of docs/loops.md, run as a test (the docs check keeps the two word for word).
+// The examples of docs/loops.md, run as tests (the docs check keeps the two word for word).
 #include <tessera/device/device_set.hpp>
 #include <tessera/loops.hpp>
 #include <tessera/sched/executor.hpp>
 
 #include <gtest/gtest.h>
+
+#include <vector>
 
 namespace {
 
@@ -67,6 +69,34 @@ TEST(LoopsDocs, ATiledChainGivesTheUntiledBits) {
   EXPECT_EQ(smooth(tiled), smooth(plain));
   // DOC loops-tiled end
   EXPECT_GT(tiled.last_tiles(), 6u);
+}
+
+TEST(LoopsDocs, HybridExampleSplitsEveryLoopAmongTheHostAndBothDevices) {
+  namespace tl = tessera::loops;
+  // DOC loops-hybrid begin
+  auto devices = tessera::DeviceSet::select("sim:2:32MiB:speed=1,4");
+  tessera::Executor executor;
+  tl::Context context(devices, executor, {.hybrid = true});
+  tl::Block grid(context, 2, "grid");
+  tl::Dataset<double> t(grid, {.size = {256, 512, 1}, .d_m = {-1, -1, 0}, .d_p = {1, 1, 0}}, "t");
+  tl::Dataset<double> next(grid, {.size = {256, 512, 1}}, "next");
+  const tl::Stencil site(2, {{0, 0, 0}}, "site");
+  const tl::Stencil cross(2, {{0, 0, 0}, {1, 0, 0}, {-1, 0, 0}, {0, 1, 0}, {0, -1, 0}}, "cross");
+  const tl::Range inner = tl::Range::of(2, {0, 256, 0, 512});
+  for (int step = 0; step < 8; ++step) {
+    tl::par_loop([](tl::Acc<double> o, tl::Acc<const double> i) {
+      o(0, 0) = i(0, 0) + 0.1 * (i(1, 0) + i(-1, 0) + i(0, 1) + i(0, -1) - 4.0 * i(0, 0));
+    }, "diffuse", grid, inner, tl::write(next, site), tl::read(t, cross));
+    tl::par_loop([](tl::Acc<double> o, tl::Acc<const double> i) { o(0, 0) = i(0, 0); }, "copy", grid, inner,
+                 tl::write(t, site), tl::read(next, site));
+    context.execute();  // a chain a step: the balancer learns from each
+  }
+  const std::vector<tl::Share> split = context.split_of("diffuse");  // host, sim:0, sim:1
+  // DOC loops-hybrid end
+  ASSERT_EQ(split.size(), 3u);
+  EXPECT_EQ(split[0].participant, "host");
+  EXPECT_EQ(split[0].rows + split[1].rows + split[2].rows, 512);
+  for (const tl::Share& s : split) EXPECT_GT(s.rows, 0) << s.participant;
 }
 
 }  // namespace

@@ -51,10 +51,12 @@ Grids run(const std::string& spec, const tl::ContextOptions& options, int n = 24
   tl::par_loop([](tl::Acc<double> f, tl::Acc<const double> c) { f(0, 0) = c(0, 0); }, "prolong", grid,
                tl::Range::of(2, {0, m, -1, m}), tl::write(back, site), tl::read(coarse, up));
   // A 1-D x array read from a 2-D loop: stride 0 pins y at the array's only row.
+  // DOC loops-strided begin
   const auto along_x = tl::StridedStencil::strided(tl::Stencil(2, {{0, 0, 0}, {-1, 0, 0}}, "along x"), {1, 0, 1});
-  tl::par_loop([](tl::Acc<double> s, tl::Acc<const double> f, tl::Acc<const double> cx) { s(0, 0) = f(0, 0) * (cx(0, 0) - cx(-1, 0)); },
-               "scale", grid, tl::Range::of(2, {1, m, 0, m}), tl::write(scaled, site), tl::read(fine, site),
-               tl::read(x, along_x));
+  tl::par_loop([](tl::Acc<double> s, tl::Acc<const double> f, tl::Acc<const double> cx) {
+    s(0, 0) = f(0, 0) * (cx(0, 0) - cx(-1, 0));
+  }, "scale", grid, tl::Range::of(2, {1, m, 0, m}), tl::write(scaled, site), tl::read(fine, site), tl::read(x, along_x));
+  // DOC loops-strided end
   Grids g;
   g.coarse = coarse.fetch();
   g.fine_back = back.fetch();
