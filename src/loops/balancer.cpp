@@ -88,6 +88,12 @@ void Balancer::measured(const std::string& key, const std::vector<int>& rows, co
   }
 }
 
+bool Balancer::has_rates(const std::string& key) const {
+  const auto it = loops_.find(key);
+  return it != loops_.end() && !it->second.seconds_per_row.empty() &&
+         std::all_of(it->second.seconds_per_row.begin(), it->second.seconds_per_row.end(), [](double s) { return s > 0; });
+}
+
 std::vector<int> Balancer::last_split(const std::string& key) const {
   const auto it = loops_.find(key);
   return it == loops_.end() ? std::vector<int>{} : it->second.split;

@@ -24,6 +24,8 @@ class Balancer {
   void measured(const std::string& key, const std::vector<int>& rows, const std::vector<double>& seconds);
 
   const std::vector<std::string>& participants() const noexcept { return participants_; }
+  /// Whether every participant has been timed on `key`.
+  bool has_rates(const std::string& key) const;
   /// The split last given for `key`; empty before the first.
   std::vector<int> last_split(const std::string& key) const;
 

@@ -50,6 +50,7 @@ class ChainState {
   std::unique_ptr<Balancer> balancer;
   std::vector<std::size_t> participant_device;  // accelerator index, or host_participant
   std::vector<std::vector<int>> splits;         // per loop of the chain being run
+  std::map<std::string, std::vector<int>> last_split;  // by loop name, as last run
   struct SlabTime {
     std::size_t loop = 0, participant = 0;
     int rows = 0;
@@ -299,8 +300,9 @@ const ContextOptions& Context::options() const noexcept { return state_->options
 std::vector<Share> Context::split_of(const std::string& loop) const {
   std::vector<Share> out;
   if (!state_->balancer) return out;
-  const std::vector<int> rows = state_->balancer->last_split(state_->options.split_each_loop ? loop : detail::chain_key);
-  for (std::size_t p = 0; p < rows.size(); ++p) out.push_back(Share{state_->balancer->participants()[p], rows[p]});
+  const auto it = state_->last_split.find(loop);
+  if (it == state_->last_split.end()) return out;
+  for (std::size_t p = 0; p < it->second.size(); ++p) out.push_back(Share{state_->balancer->participants()[p], it->second[p]});
   return out;
 }
 
@@ -326,7 +328,10 @@ void Context::execute() {
   std::vector<std::byte> shape = detail::chain_shape(loops);
   if (st.balancer) {
     st.splits.clear();
-    std::vector<int> cuts;  // split as one chain: participant p has outermost indices [cuts[p], cuts[p + 1])
+    // Cuts shared by several loops: participant p has outermost indices [cuts[p], cuts[p + 1]).
+    // One split for the chain, or per loop, where loops too short ever to be timed (halo loops)
+    // follow the cuts of the chain's largest loop rather than equal parts, so rows stay put.
+    std::vector<int> cuts;
     if (!st.options.split_each_loop) {
       int first = loops[0]->outer_begin(), last = loops[0]->outer_end();
       for (const auto& loop : loops) {
@@ -335,15 +340,25 @@ void Context::execute() {
       }
       cuts.push_back(first);
       for (int rows : st.balancer->split(detail::chain_key, last - first)) cuts.push_back(cuts.back() + rows);
+    } else {
+      const auto largest = std::max_element(loops.begin(), loops.end(), [](const auto& a, const auto& b) {
+        return a->outer_end() - a->outer_begin() < b->outer_end() - b->outer_begin();
+      });
+      const detail::LoopRecord& big = **largest;
+      if (st.balancer->has_rates(big.name)) {
+        cuts.push_back(big.outer_begin());
+        for (int rows : st.balancer->split(big.name, big.outer_end() - big.outer_begin())) cuts.push_back(cuts.back() + rows);
+      }
     }
     for (const auto& loop : loops) {
-      if (st.options.split_each_loop) {
+      if (st.options.split_each_loop && (cuts.empty() || st.balancer->has_rates(loop->name))) {
         st.splits.push_back(st.balancer->split(loop->name, loop->outer_end() - loop->outer_begin()));
       } else {
         std::vector<int>& parts = st.splits.emplace_back();
         for (std::size_t p = 0; p + 1 < cuts.size(); ++p)
           parts.push_back(std::max(0, std::min(cuts[p + 1], loop->outer_end()) - std::max(cuts[p], loop->outer_begin())));
       }
+      st.last_split[loop->name] = st.splits.back();
       for (int rows : st.splits.back()) {
         const auto* b = reinterpret_cast<const std::byte*>(&rows);
         shape.insert(shape.end(), b, b + sizeof rows);

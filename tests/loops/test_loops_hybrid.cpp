@@ -142,15 +142,43 @@ TEST(LoopsHybrid, OneSplitPerChainCutsEveryLoopAtTheSameRows) {
                tl::write(a, site), tl::idx());
   tl::par_loop([](tl::Acc<double> v) { v(0, 0) *= 2.0; }, "edge", grid, tl::Range::of(2, {0, 8, 30, 31}), tl::rw(a, site));
   context.execute();
-  for (const char* loop : {"fill", "edge"}) {
-    const std::vector<tl::Share> split = context.split_of(loop);
-    ASSERT_EQ(split.size(), 3u);
-    EXPECT_EQ(split[0].rows, 11);
-    EXPECT_EQ(split[1].rows, 11);
-    EXPECT_EQ(split[2].rows, 10);
-  }
+  const std::vector<tl::Share> fill = context.split_of("fill"), edge = context.split_of("edge");
+  ASSERT_EQ(fill.size(), 3u);
+  ASSERT_EQ(edge.size(), 3u);
+  EXPECT_EQ(fill[0].rows, 11);
+  EXPECT_EQ(fill[1].rows, 11);
+  EXPECT_EQ(fill[2].rows, 10);
+  EXPECT_EQ(edge[0].rows + edge[1].rows, 0);  // row 30 lies in the last part
+  EXPECT_EQ(edge[2].rows, 1);
   const std::vector<double> v = a.fetch();
   for (int j = -1; j <= 30; ++j) EXPECT_EQ(v[a.index(3, j)], j == 30 ? 60.0 : double(j)) << j;
+}
+
+// A loop too light ever to be timed (a one-column halo) follows the cuts of the chain's largest
+// loop, not equal parts, so the rows both touch stay with one participant.
+TEST(LoopsHybrid, LoopsTooShortToTimeFollowTheLargestLoopsCuts) {
+  auto devices = tessera::DeviceSet::select("sim:2:32MiB:speed=1,4");
+  tessera::Executor executor;
+  tl::Context context(devices, executor);
+  tl::Block grid(context, 2, "grid");
+  tl::Dataset<double> a(grid, tl::Shape{.size = {64, 600, 1}}, "a");
+  const tl::Stencil site(2, {{0, 0, 0}}, "site");
+  for (int chain = 0; chain < 4; ++chain) {
+    tl::par_loop([](tl::Acc<double> v, const int* i) {
+      double x = 0.001 * i[0];
+      for (int k = 0; k < 100; ++k) x = x * 0.999 + 0.001;
+      v(0, 0) = x;
+    }, "work", grid, tl::Range::of(2, {0, 64, 0, 600}), tl::write(a, site), tl::idx());
+    tl::par_loop([](tl::Acc<double> v) { v(0, 0) = 0.0; }, "edge column", grid, tl::Range::of(2, {0, 1, 0, 600}),
+                 tl::rw(a, site));
+    context.execute();
+  }
+  const std::vector<tl::Share> work = context.split_of("work"), edge = context.split_of("edge column");
+  ASSERT_EQ(work.size(), 2u);
+  ASSERT_EQ(edge.size(), 2u);
+  EXPECT_GT(work[1].rows, 2 * work[0].rows) << "the fast device has the larger part";
+  EXPECT_EQ(edge[0].rows, work[0].rows);
+  EXPECT_EQ(edge[1].rows, work[1].rows);
 }
 
 TEST(LoopsHybrid, SplitsNameEveryParticipantAndCoverTheRange) {

@@ -166,9 +166,9 @@ class Context {
   std::size_t last_tiles() const noexcept;
   int last_tile_rows() const noexcept;
   const ContextOptions& options() const noexcept;
-  /// How the last chain split the loop named `loop` among the participants (host first when
-  /// hybrid, then each accelerator); empty without accelerators or before the loop first ran.
-  /// With split_each_loop false, the chain's split of its whole outermost extent, whatever `loop`.
+  /// How the loop named `loop` was last split among the participants (host first when hybrid,
+  /// then each accelerator): rows per participant; empty without accelerators or before the loop
+  /// first ran. With split_each_loop false, the loop's share of the chain's cuts.
   std::vector<Share> split_of(const std::string& loop) const;
 
   MemoryManager& memory() noexcept;
