@@ -1,7 +1,7 @@
 // The balancer on devices of known relative speed (sim compute speeds 1:4 and 1:16): within a
-// few chains every loop's split matches the speed ratio to 5 % (the median chain). These tests measure time, so
-// they run alone (SERIAL in CMake) and their kernels are compute-bound, which keeps the
-// devices' stream threads from competing for memory bandwidth. Label `timing`: not run under the
+// few chains every loop's split matches the speed ratio to 5 % (the median chain). These tests
+// measure time, so they run alone (SERIAL in CMake) and their kernels are compute-bound, which
+// keeps the devices' stream threads from competing for memory bandwidth. Label `timing`: not run under the
 // sanitizers, whose instrumentation changes the relative speeds being measured (test_loops_hybrid
 // runs the same paths under them).
 #include <tessera/device/device_set.hpp>
