@@ -25,8 +25,10 @@ class Loops : public ::testing::TestWithParam<std::string> {
  protected:
   tessera::DeviceSet devices = tessera::DeviceSet::select(GetParam());
   tessera::Executor executor;
-  // Every chain through the graph, however small (see SmallHostChainsRunInline for the rest).
-  tl::Context context{devices, executor, {.inline_sites = 0}};
+  // Every chain through the graph, however small (see SmallHostChainsRunInline for the rest), in
+  // equal parts on devices: what these tests check must not hang on timing (test_loops_hybrid
+  // covers balancing).
+  tl::Context context{devices, executor, {.balance = false, .inline_sites = 0}};
 };
 
 std::vector<double> random_values(std::size_t n, unsigned seed) {

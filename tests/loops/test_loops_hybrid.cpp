@@ -112,23 +112,28 @@ HeatRun heat(const std::string& spec, const tl::ContextOptions& options, int cha
 
 TEST(LoopsHybrid, HybridAndBalancedRunsEqualTheHostRunBitForBit) {
   // Large enough that every part runs long enough to be timed, so the splits really move.
-  const int nx = 256, ny = 600;
-  const HeatRun host = heat("host", {}, 5, nx, ny);
-  for (const char* spec : {"sim:1:32MiB", "sim:2:32MiB:speed=1,4", "sim:3:32MiB:speed=4,1,2"})
-    for (bool hybrid : {false, true})
-      for (bool each_loop : {true, false}) {
-      SCOPED_TRACE(std::string(spec) + (hybrid ? " hybrid" : "") + (each_loop ? "" : " split per chain"));
-      std::vector<tl::Share> split;
-      const HeatRun r = heat(spec, tl::ContextOptions{.hybrid = hybrid, .split_each_loop = each_loop}, 5, nx, ny, &split);
-      for (int c = 0; c < 5; ++c) {
-        EXPECT_EQ(r.sums[c], host.sums[c]) << "chain " << c;
-        EXPECT_EQ(r.fields[c], host.fields[c]) << "chain " << c;
-      }
-      if (std::string(spec) == "sim:2:32MiB:speed=1,4") {
-        ASSERT_EQ(split.size(), hybrid ? 3u : 2u);
-        EXPECT_GT(split.back().rows, 2 * split[split.size() - 2].rows) << "the fast device has the larger part";
-      }
+  const int nx = 256, ny = 600, chains = 4;
+  const HeatRun host = heat("host", {}, chains, nx, ny);
+  struct Case {
+    const char* spec;
+    bool hybrid, each_loop;
+  };
+  for (const Case& k : {Case{"sim:1:32MiB", true, true}, Case{"sim:2:32MiB:speed=1,4", false, true},
+                        Case{"sim:2:32MiB:speed=1,4", true, true}, Case{"sim:2:32MiB:speed=1,4", true, false},
+                        Case{"sim:3:32MiB:speed=4,1,2", true, true}}) {
+    SCOPED_TRACE(std::string(k.spec) + (k.hybrid ? " hybrid" : "") + (k.each_loop ? "" : " split per chain"));
+    std::vector<tl::Share> split;
+    const HeatRun r = heat(k.spec, tl::ContextOptions{.hybrid = k.hybrid, .split_each_loop = k.each_loop}, chains, nx, ny,
+                           &split);
+    for (int c = 0; c < chains; ++c) {
+      EXPECT_EQ(r.sums[c], host.sums[c]) << "chain " << c;
+      EXPECT_EQ(r.fields[c], host.fields[c]) << "chain " << c;
     }
+    if (std::string(k.spec) == "sim:2:32MiB:speed=1,4") {
+      ASSERT_EQ(split.size(), k.hybrid ? 3u : 2u);
+      EXPECT_GT(split.back().rows, 2 * split[split.size() - 2].rows) << "the fast device has the larger part";
+    }
+  }
 }
 
 TEST(LoopsHybrid, OneSplitPerChainCutsEveryLoopAtTheSameRows) {
