@@ -54,7 +54,7 @@ public:
   /// As enqueue_host, then calls `took` in stream order with the time the device spent on the
   /// work: its clock, not the host's where the two differ (a simulated device with a compute
   /// speed reports its modelled time, which the host's other threads do not stretch). How
-  /// balancers measure a device.
+  /// balancers measure a device. `took` runs on a host thread of the stream's and must not throw.
   virtual void enqueue_host_timed(std::function<void()> work, std::string label,
                                   std::function<void(std::chrono::nanoseconds)> took);
   /// An event that becomes ready when the stream reaches this point.
