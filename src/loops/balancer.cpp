@@ -9,10 +9,13 @@
 
 namespace tessera::loops::detail {
 
-Balancer::Balancer(std::vector<std::string> participants, double rate)
-    : participants_(std::move(participants)), rate_(rate) {
+Balancer::Balancer(std::vector<std::string> participants, double rate, double threshold)
+    : participants_(std::move(participants)), rate_(rate), threshold_(threshold) {
   if (!(rate > 0.0 && rate <= 1.0))
     throw Error("loops::ContextOptions: balance_rate " + std::to_string(rate) + " must be above 0 and at most 1");
+  if (!(threshold >= 0.0 && threshold < 1.0))
+    throw Error("loops::ContextOptions: balance_threshold " + std::to_string(threshold) +
+                " must be at least 0 and below 1");
 }
 
 std::vector<int> Balancer::ideal(const LoopBalance& loop, int rows) const {
@@ -52,14 +55,14 @@ const std::vector<int>& Balancer::split(const std::string& key, int rows) {
   bool change = loop.rows != rows || loop.split.empty();
   if (!change) {
     // Moving rows costs copies and a new graph: only when the predicted finish (the slowest
-    // participant) comes at least 3 % sooner.
+    // participant) comes `threshold_` sooner.
     auto finish = [&](const std::vector<int>& split) {
       double t = 0;
       for (std::size_t p = 0; p < split.size(); ++p) t = std::max(t, split[p] * loop.seconds_per_row[p]);
       return t;
     };
     const bool measured = std::all_of(loop.seconds_per_row.begin(), loop.seconds_per_row.end(), [](double s) { return s > 0; });
-    change = measured && finish(next) < 0.97 * finish(loop.split);
+    change = measured && next != loop.split && finish(next) <= (1.0 - threshold_) * finish(loop.split);
   }
   if (change) {
     loop.split = std::move(next);

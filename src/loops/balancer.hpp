@@ -12,12 +12,13 @@ namespace tessera::loops::detail {
 
 class Balancer {
  public:
-  /// `rate`: weight of the newest measurement in the moving average, in (0, 1].
-  Balancer(std::vector<std::string> participants, double rate);
+  /// `rate`: weight of the newest measurement in the moving average, in (0, 1]; `threshold`: how
+  /// much sooner (a fraction, 0 to 1) a new split must finish to replace the last.
+  Balancer(std::vector<std::string> participants, double rate, double threshold = 0.03);
 
   /// Rows per participant for `rows` rows of the loop `key`. Shares are equal until every
   /// participant has been measured; a new split replaces the last one only when it would finish
-  /// at least 3 % sooner, so timing noise does not move rows and rebuild the chain every time.
+  /// `threshold` sooner, so timing noise does not move rows and rebuild the chain every time.
   const std::vector<int>& split(const std::string& key, int rows);
   /// After a chain: participant p ran rows[p] rows of `key` in seconds[p]. Ignored when some
   /// part took under 50 µs: too short to tell speeds apart from launch cost and noise.
@@ -39,6 +40,7 @@ class Balancer {
 
   std::vector<std::string> participants_;
   double rate_;
+  double threshold_;
   std::map<std::string, LoopBalance> loops_;
 };
 

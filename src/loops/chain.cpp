@@ -281,7 +281,7 @@ Context::Context(DeviceSet& devices, Executor& executor, const ContextOptions& o
       names.push_back(devices.accelerator(a).name());
       st.participant_device.push_back(a);
     }
-    st.balancer = std::make_unique<detail::Balancer>(std::move(names), options.balance_rate);
+    st.balancer = std::make_unique<detail::Balancer>(std::move(names), options.balance_rate, options.balance_threshold);
   }
 }
 Context::~Context() = default;

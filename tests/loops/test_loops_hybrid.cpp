@@ -62,6 +62,8 @@ TEST(LoopsBalancer, SmallMovesKeepTheSplitBigOnesReplaceIt) {
 TEST(LoopsBalancer, RejectsARateOutsideZeroToOne) {
   EXPECT_THROW(Balancer({"a"}, 0.0), tessera::Error);
   EXPECT_THROW(Balancer({"a"}, 1.5), tessera::Error);
+  EXPECT_THROW(Balancer({"a"}, 0.5, -0.1), tessera::Error);
+  EXPECT_THROW(Balancer({"a"}, 0.5, 1.0), tessera::Error);
   auto devices = tessera::DeviceSet::select("sim:1:16MiB");
   tessera::Executor executor;
   try {

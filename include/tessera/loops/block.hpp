@@ -120,6 +120,9 @@ struct ContextOptions {
   bool balance = true;
   /// Weight of the newest chain in each participant's moving-average time per row, in (0, 1].
   double balance_rate = 0.5;
+  /// A new split replaces a loop's last one only when it would finish this much sooner (a
+  /// fraction): moving rows costs copies and a new graph. 0: every chain takes the ideal split.
+  double balance_threshold = 0.03;
   /// true: every loop (by name) has a split of its own, balanced on its own times (OPS's
   /// per-loop scheme: each loop as fast as it can be, but rows change hands between loops whose
   /// balance differs). false: one split of the outermost indices for the whole chain, balanced
