@@ -209,6 +209,25 @@ inline Deck parse_deck(std::istream& in, const std::string& source) {
   return d;
 }
 
+// CloverLeaf's built-in default problem (test problem 1), what the app runs without --deck
+// (OPS apps/c/CloverLeaf/clover.in_default, as decks/clover.in_default).
+inline constexpr const char* default_deck_text = R"(*clover
+ state 1 density=0.2 energy=1.0
+ state 2 density=1.0 energy=2.5 geometry=rectangle xmin=0.0 xmax=5.0 ymin=0.0 ymax=2.0
+ x_cells=10
+ y_cells=2
+ xmin=0.0
+ ymin=0.0
+ xmax=10.0
+ ymax=2.0
+ initial_timestep=0.04
+ timestep_rise=1.5
+ max_timestep=0.04
+ end_time=3.0
+ test_problem 1
+*endclover
+)";
+
 inline Deck parse_deck_text(const std::string& text, const std::string& source = "<text>") {
   std::istringstream in(text);
   return parse_deck(in, source);

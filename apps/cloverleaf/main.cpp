@@ -22,24 +22,6 @@
 
 namespace {
 
-// CloverLeaf's built-in default problem (test problem 1), used when no --deck is given.
-constexpr const char* default_deck = R"(*clover
- state 1 density=0.2 energy=1.0
- state 2 density=1.0 energy=2.5 geometry=rectangle xmin=0.0 xmax=5.0 ymin=0.0 ymax=2.0
- x_cells=10
- y_cells=2
- xmin=0.0
- ymin=0.0
- xmax=10.0
- ymax=2.0
- initial_timestep=0.04
- timestep_rise=1.5
- max_timestep=0.04
- end_time=3.0
- test_problem 1
-*endclover
-)";
-
 int count(std::string_view option, const char* value) {
   char* end = nullptr;
   const long v = std::strtol(value, &end, 10);
@@ -135,7 +117,7 @@ int main(int argc, char** argv) {
                              "; use --deck, --devices, --hybrid, --tile-rows (0: tiles sized from the cache), --steps, "
                              "--summary-every, --png-every, --png-prefix, --hdf5, --quiet");
     }
-    deck = deck_path.empty() ? cloverleaf::parse_deck_text(default_deck, "built-in clover.in_default")
+    deck = deck_path.empty() ? cloverleaf::parse_deck_text(cloverleaf::default_deck_text, "built-in clover.in_default")
                              : cloverleaf::read_deck(deck_path);
     if (steps >= 0 && steps != deck.end_step) {
       deck.end_step = steps;

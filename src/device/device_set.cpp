@@ -60,8 +60,8 @@ std::vector<int> parse_ordinals(std::string_view spec, std::string_view list) {
 }
 #endif
 
-// "1,4" or "8": one speed for every device or one per device, each finite and above 0.
-std::vector<double> parse_speeds(std::string_view spec, std::string_view list, std::size_t devices) {
+// "1,4" or "8", each finite and above 0 (slowdowns() checks how many).
+std::vector<double> parse_speeds(std::string_view spec, std::string_view list) {
   std::vector<double> speeds;
   for (std::size_t start = 0;;) {
     const auto comma = list.find(',', start);
@@ -74,9 +74,6 @@ std::vector<double> parse_speeds(std::string_view spec, std::string_view list, s
     if (comma == std::string_view::npos) break;
     start = comma + 1;
   }
-  if (speeds.size() != 1 && speeds.size() != devices)
-    bad_spec(spec, "give one compute speed, or one per device (" + std::to_string(devices) + "), not " +
-                       std::to_string(speeds.size()));
   return speeds;
 }
 
@@ -151,7 +148,7 @@ DeviceSet DeviceSet::select(std::string_view spec) {
       const std::string_view field = rest.substr(at + 1, next == std::string_view::npos ? next : next - at - 1);
       if (field.starts_with("speed=")) {
         if (!options.compute_speeds.empty()) bad_spec(origin, "give speed= once");
-        options.compute_speeds = parse_speeds(origin, field.substr(6), n);
+        options.compute_speeds = parse_speeds(origin, field.substr(6));
       } else {
         if (!options.compute_speeds.empty() || at != second) bad_spec(origin, "the size comes right after the count");
         try {

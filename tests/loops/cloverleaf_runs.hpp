@@ -16,6 +16,18 @@
 
 namespace cloverleaf_runs {
 
+/// clover_bm_short.in (UK-MAC/CloverLeaf_ref InputDecks; apps/cloverleaf/decks) with `cells` x
+/// `cells` cells instead of 960 x 960, ending after `steps` steps.
+inline std::string bm_short_deck(int cells, int steps) {
+  return "*clover\n"
+         " state 1 density=0.2 energy=1.0\n"
+         " state 2 density=1.0 energy=2.5 geometry=rectangle xmin=0.0 xmax=5.0 ymin=0.0 ymax=2.0\n"
+         " x_cells=" + std::to_string(cells) + "\n y_cells=" + std::to_string(cells) + "\n"
+         " xmin=0.0\n ymin=0.0\n xmax=10.0\n ymax=10.0\n"
+         " initial_timestep=0.04\n timestep_rise=1.5\n max_timestep=0.04\n"
+         " end_step=" + std::to_string(steps) + "\n*endclover\n";
+}
+
 struct Trace {
   std::vector<cloverleaf::Summary> summaries;  // step 0, then after every step
   std::vector<cloverleaf::StepInfo> steps;

@@ -23,41 +23,9 @@ using cloverleaf_runs::expect_same;
 using cloverleaf_runs::run;
 using cloverleaf_runs::Trace;
 
-// CloverLeaf's built-in default problem: OPS apps/c/CloverLeaf/clover.in_default
-// (apps/cloverleaf/decks/clover.in_default).
-const char* const test_problem_1 = R"(*clover
- state 1 density=0.2 energy=1.0
- state 2 density=1.0 energy=2.5 geometry=rectangle xmin=0.0 xmax=5.0 ymin=0.0 ymax=2.0
- x_cells=10
- y_cells=2
- xmin=0.0
- ymin=0.0
- xmax=10.0
- ymax=2.0
- initial_timestep=0.04
- timestep_rise=1.5
- max_timestep=0.04
- end_time=3.0
- test_problem 1
-*endclover
-)";
+const char* const test_problem_1 = cloverleaf::default_deck_text;
 
-// clover_bm_short.in (UK-MAC/CloverLeaf_ref InputDecks) with 96 x 96 cells instead of 960 x 960.
-const char* const small_bm = R"(*clover
- state 1 density=0.2 energy=1.0
- state 2 density=1.0 energy=2.5 geometry=rectangle xmin=0.0 xmax=5.0 ymin=0.0 ymax=2.0
- x_cells=96
- y_cells=96
- xmin=0.0
- ymin=0.0
- xmax=10.0
- ymax=10.0
- initial_timestep=0.04
- timestep_rise=1.5
- max_timestep=0.04
- end_step=5
-*endclover
-)";
+const std::string small_bm = cloverleaf_runs::bm_short_deck(96, 5);
 
 TEST(CloverLeaf, TestProblem1StartsWithCloverLeafsFieldSummary) {
   auto set = tessera::DeviceSet::select("host");

@@ -14,22 +14,7 @@ using cloverleaf_runs::expect_same;
 using cloverleaf_runs::run;
 using cloverleaf_runs::Trace;
 
-// clover_bm_short.in (UK-MAC/CloverLeaf_ref InputDecks; apps/cloverleaf/decks) with end_step 3.
-const char* const bm_short_3_steps = R"(*clover
- state 1 density=0.2 energy=1.0
- state 2 density=1.0 energy=2.5 geometry=rectangle xmin=0.0 xmax=5.0 ymin=0.0 ymax=2.0
- x_cells=960
- y_cells=960
- xmin=0.0
- ymin=0.0
- xmax=10.0
- ymax=10.0
- initial_timestep=0.04
- timestep_rise=1.5
- max_timestep=0.04
- end_step=3
-*endclover
-)";
+const std::string bm_short_3_steps = cloverleaf_runs::bm_short_deck(960, 3);
 
 TEST(CloverLeafBenchmarkDeck, ShortRunAgreesOnHostTiledFourDevicesAndHybrid) {
   const Trace host = run(bm_short_3_steps, "host");

@@ -85,7 +85,9 @@ void SimStream::run() {
     auto& sources = TraceSources::instance();
     const bool timed = !item.label.empty() && sources.recording();
     const std::uint64_t begin = timed ? sources.now_ns() : 0;
-    const auto started = std::chrono::steady_clock::now();
+    // Clocks only for work whose time is modelled or asked for: most items are neither.
+    const bool clocked = item.modelled || item.took;
+    const auto started = clocked ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
     const std::chrono::nanoseconds cpu_before = item.modelled ? thread_cpu_time() : std::chrono::nanoseconds{};
     try {
       item.work();
@@ -96,7 +98,8 @@ void SimStream::run() {
     } catch (...) {
       log_error("work on stream {} threw a non-std exception and was dropped", name());
     }
-    std::chrono::nanoseconds device_time = std::chrono::steady_clock::now() - started;
+    std::chrono::nanoseconds device_time{};
+    if (clocked) device_time = std::chrono::steady_clock::now() - started;
     if (item.modelled) {
       // The work's CPU time, not its wall time, scaled: a host busy with other threads must
       // not slow the device's model further. Asleep, not spinning, so the cores stay free.
