@@ -1,7 +1,7 @@
 #pragma once
 // What a device node (NodeGraph::emplace_on) carries beyond a plain node: its stream, the
-// event its work ends with in the current run, and the device nodes it depends on, whose
-// events it waits for on the device rather than on the host.
+// event its work ends with in the current run, and the events of the device nodes it depends
+// on, which it waits for on the device rather than on the host.
 
 #include <tessera/device/device.hpp>
 #include <tessera/device/stream.hpp>
@@ -21,8 +21,10 @@ struct DeviceBinding {
   /// Recorded on `stream` right after the node's body enqueued its work; written before the
   /// node releases its device successors, read by them after they are released.
   Event issued;
-  /// Predecessors that are device nodes too (filled by NodeGraph::prepare_for_run).
-  std::vector<Node*> device_predecessors;
+  /// The `issued` events of device predecessors on other streams (filled by
+  /// NodeGraph::prepare_for_run): what this node's stream waits for on the device. A predecessor
+  /// on the same stream is ordered by the stream itself.
+  std::vector<const Event*> waits;
 };
 
 }  // namespace tessera::detail

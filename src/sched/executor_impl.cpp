@@ -7,6 +7,7 @@
 #include "../core/trace_sources.hpp"
 
 #include <tessera/core/error.hpp>
+#include <tessera/device/submit.hpp>
 
 #include <algorithm>
 #include <thread>
@@ -215,28 +216,17 @@ Node* ExecutorImpl::issue_device_node(Node* node, Topology* topo, Worker& w) {
   const auto begin = tracing ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
   bool issued = false;
   try {
-    // Kernel launches in the body go to the stream's GPU, whichever GPU this worker used last.
-    d.stream->device().make_current();
-    // Device-side waits: the stream, not this worker, waits for work on other streams.
-    for (Node* p : d.device_predecessors)
-      if (p->device_->stream != d.stream) d.stream->wait(p->device_->issued);
-    node->work_.invoke(*node);
-    d.issued = d.stream->record();
-    d.stream->then([node] { node->topology_->executor->complete_async(node, nullptr); });
+    // Device-side waits: the stream, not this worker, waits for work on other streams. A body
+    // that throws has what it enqueued drained first, so the failed run's future does not
+    // become ready while its device work still touches the caller's data.
+    d.issued = submit(*d.stream, d.waits, [node](Stream&) { node->work_.invoke(*node); },
+                      [node] { node->topology_->executor->complete_async(node, nullptr); });
     issued = true;
   } catch (...) {
     topo->record_failure(node_failure(*node, std::current_exception()));
   }
   if (tracing) record_trace(w, *node, begin);
-  if (!issued) {
-    // Let whatever the body did enqueue before it threw drain, so the failed run's future does
-    // not become ready while its device work still touches the caller's data.
-    try {
-      d.stream->synchronize();
-    } catch (...) {  // the first failure is already recorded
-    }
-    return complete_node(node, topo, &w);
-  }
+  if (!issued) return complete_node(node, topo, &w);
 
   Node* next = complete_node(node, topo, &w, Successors::device);
   if (node->async_holds_.fetch_sub(1, std::memory_order_acq_rel) != 1) return next;  // the stream finishes it

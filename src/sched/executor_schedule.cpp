@@ -1,10 +1,10 @@
-// Executor::schedule: one caller-owned task straight onto the workers' queues, for front ends
+// Executor::schedule: one caller-owned Job straight onto the workers' queues, for front ends
 // that create work one piece at a time (the task layer) and cannot afford a graph per piece.
 #include "executor_impl.hpp"
 
 namespace tessera {
 
-void Executor::schedule(detail::Task& task) { impl_->schedule(&task); }
+void Executor::schedule(Job& job) { impl_->schedule(&job.scheduled()); }
 
 namespace detail {
 

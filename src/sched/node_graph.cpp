@@ -189,12 +189,12 @@ void NodeGraph::prepare_for_run() {
   }
   for (auto& n : nodes_) {
     n->pending_.store(n->num_predecessors_, std::memory_order_relaxed);
-    if (n->device_) n->device_->device_predecessors.clear();
+    if (n->device_) n->device_->waits.clear();
   }
   for (auto& n : nodes_)
     if (n->device_)
       for (Node* s : n->successors_)
-        if (s->device_) s->device_->device_predecessors.push_back(n.get());
+        if (s->device_ && n->device_->stream != s->device_->stream) s->device_->waits.push_back(&n->device_->issued);
   sources_ = std::move(sources);
   prepared_ = true;
 }

@@ -6,6 +6,8 @@
 
 #include <tessera/core/error.hpp>
 #include <tessera/device/device.hpp>
+#include <tessera/device/submit.hpp>
+#include <tessera/memory/detail/stream_accesses.hpp>
 #include <tessera/task/task.hpp>
 
 #include <cstring>
@@ -208,20 +210,18 @@ void TaskRuntimeImpl::copy_on_device(TaskState* t, std::size_t space, CopyDirect
   const Access mode = t->args[0].mode;
   Device& d = memory->device(space);
   Stream& s = d.copy_stream(direction);
-  void* replica = o.buffer.prepare(space, s, mode);
+  t->space = space;
+  t->device = &d;
   bool staged = false;
-  try {
+  tessera::submit(s, {}, [&](Stream&) {
+    StreamAccesses prepared(space, s);
+    void* replica = prepared.prepare(o.buffer, mode);
     if (direction == CopyDirection::device_to_host)
       d.copy_async(user, replica, o.buffer.bytes(), direction, s);
     else if (!(staged = d.copy_to_device_staged(replica, user, o.buffer.bytes(), s)))
       d.copy_async(replica, user, o.buffer.bytes(), direction, s);
-  } catch (...) {
-    o.buffer.finish(space, s, mode);
-    throw;
-  }
-  o.buffer.finish(space, s, mode);
-  t->space = space;
-  t->device = &d;
+    prepared.finish();
+  });
   if (staged) {
     // The user's memory is read already, and whatever uses the object next waits for the copy
     // on the device (the Buffer orders it): done now, with no host callback between the copy

@@ -21,7 +21,11 @@ namespace tessera::detail {
 
 /// Per accelerator: its stream rotation, what feeds it (a pump task on the executor or a
 /// dedicated thread), and for separate_copy_streams = false the last kernel issued.
-struct DeviceLane : Task {
+struct DeviceLane : Job {
+  // Pumps only issue (enqueue on streams): GPU-priority workers, which the executor keeps for
+  // feeding devices.
+  DeviceLane();
+
   TaskRuntimeImpl* runtime = nullptr;
   std::size_t index = 0;
   Device* device = nullptr;
@@ -67,8 +71,9 @@ public:
 
   /// Executor entry for CPU-side work: kernels of CPU tasks, host holds, copies out, and tasks
   /// that only report an inherited failure.
-  static void execute_task(Task* task, Worker* worker);
-  static void execute_pump(Task* task, Worker* worker);
+  static void execute_task(TaskState& t);
+  /// Executor entry for a device's pump.
+  static void pump_lane(DeviceLane& lane);
 
   /// The error a task reports when it threw `e`.
   static std::exception_ptr task_failure(const TaskState& t, std::exception_ptr e);

@@ -23,7 +23,7 @@ public:
     num_args = 1;
   }
   void run_host(const TaskContext&, void* const*) override {}
-  bool launch_cuda(const TaskContext&, void* const*) override { return false; }
+  void launch_cuda(const TaskContext&, void* const*) override {}
 
 private:
   ArgBinding binding_;

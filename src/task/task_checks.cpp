@@ -1,14 +1,11 @@
-// What is checked when a task is built, with messages that say which argument was wrong; and
-// the host's loop over a kernel's groups.
+// What is checked when a task is built, with messages that say which argument was wrong.
 #include <tessera/core/error.hpp>
-#include <tessera/sched/executor.hpp>
 #include <tessera/task/detail/task_payload.hpp>
 
 #include <cxxabi.h>
 
 #include <cstdlib>
 #include <memory>
-#include <vector>
 
 namespace tessera::detail {
 
@@ -63,45 +60,6 @@ void check_grid(const std::string& task, const Grid& grid) {
   if (grid.groups.volume() != 0 && grid.items.volume() != 0) return;
   throw Error("task '" + task + "': the grid " + grid.groups.to_string() + " groups of " + grid.items.to_string() +
               " items is empty; every extent must be at least 1");
-}
-
-void check_cuda_launch(const std::string& task, const Grid& grid, std::size_t shared_bytes) {
-  constexpr std::size_t max_items = 1024, max_shared = 48 * 1024;
-  if (grid.items.volume() > max_items)
-    throw Error("task '" + task + "': " + std::to_string(grid.items.volume()) + " items per group " + grid.items.to_string() +
-                "; a GPU runs at most " + std::to_string(max_items) + " per group: use more groups of fewer items");
-  if (shared_bytes > max_shared)
-    throw Error("task '" + task + "': " + std::to_string(shared_bytes) + " bytes of shared scratch; a GPU group gets at most " +
-                std::to_string(max_shared));
-  if (grid.groups.x >= (std::size_t{1} << 31) || grid.groups.y > 65535 || grid.groups.z > 65535)
-    throw Error("task '" + task + "': " + grid.groups.to_string() + " groups exceed what a GPU can launch (2^31 - 1, 65535, 65535)");
-}
-
-void throw_cuda_launch_error(const std::string& task, const char* what) {
-  throw Error("task '" + task + "': the kernel launch failed: " + std::string(what));
-}
-
-void run_groups(const TaskContext& ctx, const Grid& grid, std::size_t shared_bytes,
-                void (*group)(void* context, Dim3 id, void* scratch), void* context) {
-  const Dim3 g = grid.groups;
-  const std::size_t n = g.volume();
-  auto run_range = [&](std::size_t begin, std::size_t end) {
-    // One scratch region per thread, reused group after group (PREMA: stack memory on CPUs).
-    thread_local std::vector<std::max_align_t> scratch;
-    const std::size_t words = (shared_bytes + sizeof(std::max_align_t) - 1) / sizeof(std::max_align_t);
-    if (scratch.size() < words) scratch.resize(words);
-    for (std::size_t i = begin; i < end; ++i)
-      group(context, Dim3{i % g.x, (i / g.x) % g.y, i / (g.x * g.y)}, scratch.data());
-  };
-  if (ctx.executor() == nullptr || n == 1) {
-    run_range(0, n);
-    return;
-  }
-  struct Range {
-    decltype(run_range)* f;
-  } r{&run_range};
-  detail::LoopPlan plan = ctx.executor()->plan_loop(0, n, 1);
-  ctx.executor()->run_loop(plan, [](void* c, std::size_t, std::size_t lo, std::size_t hi) { (*static_cast<Range*>(c)->f)(lo, hi); }, &r);
 }
 
 }  // namespace tessera::detail

@@ -1,9 +1,12 @@
 // Running kernels: CPU tasks on the worker that picked them up, GPU-kind tasks issued on a
-// device's streams by that device's pump (an executor task) or its dedicated submission thread.
+// device's streams by that device's pump (an executor job) or its dedicated submission thread,
+// through the device submission path (device/submit.hpp) and the kernel engine's launch.
 #include "runtime_impl.hpp"
 
 #include <tessera/core/error.hpp>
 #include <tessera/device/device.hpp>
+#include <tessera/device/submit.hpp>
+#include <tessera/exec/detail/kernel_launch.hpp>
 #include <tessera/memory/detail/stream_accesses.hpp>
 
 namespace tessera::detail {
@@ -67,53 +70,34 @@ void TaskRuntimeImpl::issue(TaskState* t, DeviceLane& lane) {
     d.copy_stream(CopyDirection::device_to_device).wait(last);
   }
   std::exception_ptr error;
-  StreamAccesses prepared(space, s);
   try {
-    d.make_current();
-    for (std::size_t i = 0; i < t->num_args; ++i) {
-      ObjectState& o = *t->args[i].object;
-      o.host_exclusive.store(false, std::memory_order_release);
-      t->ptrs[i] = prepared.prepare(o.buffer, t->args[i].mode);
-    }
-    const TaskContext ctx(d, s, nullptr, t->name, t->grid, t->shared_bytes);
-    if (d.kind() == DeviceKind::cuda) {
-      if (!t->launch_cuda(ctx, t->ptrs))
-        throw Error("the kernel has no GPU version: the file that built the task with kernel_task was compiled "
-                    "without nvcc; compile it with nvcc (a .cu file), or make the task TaskKind::cpu");
-    } else {
-      // A sim device runs the kernel on its stream's thread, in stream order.
-      s.enqueue_host([t, &d, &s] {
-        try {
-          const TaskContext c(d, s, nullptr, t->name, t->grid, t->shared_bytes);
-          t->run_host(c, t->ptrs);
-        } catch (...) {
-          t->error = task_failure(*t, std::current_exception());
-        }
-      }, t->name);
+    Event done = tessera::submit(s, {}, [&](Stream&) {
+      StreamAccesses prepared(space, s);
+      for (std::size_t i = 0; i < t->num_args; ++i) {
+        ObjectState& o = *t->args[i].object;
+        o.host_exclusive.store(false, std::memory_order_release);
+        t->ptrs[i] = prepared.prepare(o.buffer, t->args[i].mode);
+      }
+      launch_on_stream(s, [t] { return t->name; },
+                       [t, &d, &s] {  // a sim device: the kernel runs on its stream's thread, in stream order
+                         try {
+                           const TaskContext c(d, s, nullptr, t->name, t->grid, t->shared_bytes);
+                           t->run_host(c, t->ptrs);
+                         } catch (...) {
+                           t->error = task_failure(*t, std::current_exception());
+                         }
+                       },
+                       [&](void*) { t->launch_cuda(TaskContext(d, s, nullptr, t->name, t->grid, t->shared_bytes), t->ptrs); });
+      prepared.finish();
+    }, [this, t] { complete(t, nullptr); });
+    if (!options.separate_copy_streams) {
+      std::lock_guard lock(lane.last_mutex);
+      lane.last_kernel = std::move(done);
     }
   } catch (...) {
     error = task_failure(*t, std::current_exception());
   }
-  try {
-    prepared.finish();
-  } catch (...) {
-    if (!error) error = task_failure(*t, std::current_exception());
-  }
-  if (!options.separate_copy_streams) {
-    Event done = s.record();
-    std::lock_guard lock(lane.last_mutex);
-    lane.last_kernel = done;
-  }
-  if (error) {
-    // Let what was enqueued before the failure drain, so no copy still touches the objects.
-    try {
-      s.synchronize();
-    } catch (...) {  // the first failure is the one reported
-    }
-    complete(t, error);
-    return;
-  }
-  s.then([this, t] { complete(t, nullptr); });
+  if (error) complete(t, error);
 }
 
 void TaskRuntimeImpl::wake(std::size_t device) {
@@ -141,10 +125,7 @@ void TaskRuntimeImpl::wake_lane(DeviceLane& lane) {
   executor->schedule(lane);
 }
 
-void TaskRuntimeImpl::execute_pump(Task* task, Worker*) {
-  auto& lane = static_cast<DeviceLane&>(*task);
-  lane.runtime->pump(lane);
-}
+void TaskRuntimeImpl::pump_lane(DeviceLane& lane) { lane.runtime->pump(lane); }
 
 void TaskRuntimeImpl::pump(DeviceLane& lane) {
   for (;;) {

@@ -82,9 +82,7 @@ Task& Task::estimate(std::chrono::nanoseconds expected) {
   return *this;
 }
 
-void* TaskContext::cuda_stream() const noexcept {
-  return device_->kind() == DeviceKind::cuda ? stream_->native_handle() : nullptr;
-}
+void* TaskContext::cuda_stream() const noexcept { return stream_->native_handle(); }
 
 const std::string& ScheduledTask::name() const { return state_->name; }
 std::chrono::nanoseconds ScheduledTask::estimate() const { return state_->estimate; }

@@ -69,8 +69,10 @@ void TaskRuntimeImpl::complete(TaskState* t, std::exception_ptr error) {
   completing_.fetch_sub(1, std::memory_order_release);  // last touch of the runtime
 }
 
-void TaskRuntimeImpl::execute_task(Task* task, Worker*) {
-  auto* t = static_cast<TaskState*>(task);
+void run_task(TaskState& t) { TaskRuntimeImpl::execute_task(t); }
+
+void TaskRuntimeImpl::execute_task(TaskState& task) {
+  TaskState* t = &task;
   TaskRuntimeImpl* rt = t->runtime;
   // The task may complete before run_on_host returns (a copy's stream callback), and the
   // program then destroy the runtime and its devices: the destructor waits for this count.

@@ -27,6 +27,9 @@ Executor& TaskRuntime::executor() noexcept { return *impl_->executor; }
 
 namespace detail {
 
+DeviceLane::DeviceLane()
+    : Job([](Job& self) { TaskRuntimeImpl::pump_lane(static_cast<DeviceLane&>(self)); }, ExecKind::gpu) {}
+
 TaskRuntimeImpl::TaskRuntimeImpl(DeviceSet& d, TaskRuntimeOptions o)
     : devices(d),
       memory(std::make_unique<MemoryManager>(d, o.memory)),
@@ -42,10 +45,6 @@ TaskRuntimeImpl::TaskRuntimeImpl(DeviceSet& d, TaskRuntimeOptions o)
     lane->device = &d.accelerator(i);
     const std::size_t have = lane->device->num_compute_streams();
     lane->streams = options.compute_streams == 0 ? have : std::min(options.compute_streams, have);
-    lane->execute = &TaskRuntimeImpl::execute_pump;
-    // Pumps only issue (enqueue on streams): GPU-priority workers, which the executor keeps for
-    // feeding devices.
-    lane->exec_kind = ExecKind::gpu;
     lanes_.push_back(std::move(lane));
   }
   if (options.dedicated_submit_threads)
@@ -89,8 +88,6 @@ void TaskRuntimeImpl::submit(TaskState* t) {
     throw Error("TaskRuntime::submit: task '" + t->name +
                 "' was submitted already; a task runs once: build a new one for each run");
   t->runtime = this;
-  t->execute = &TaskRuntimeImpl::execute_task;
-  t->exec_kind = ExecKind::cpu;
   t->retain();  // the runtime's, until complete()
   outstanding_.fetch_add(1, std::memory_order_relaxed);
   for (TaskState* before : t->explicit_deps) link(before, t);

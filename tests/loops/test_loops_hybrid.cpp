@@ -131,9 +131,11 @@ TEST(LoopsHybrid, HybridAndBalancedRunsEqualTheHostRunBitForBit) {
       EXPECT_EQ(r.sums[c], host.sums[c]) << "chain " << c;
       EXPECT_EQ(r.fields[c], host.fields[c]) << "chain " << c;
     }
+    // Which way the rows moved depends on timing, which this 2-core VM does not keep steady
+    // (the fast device came out smaller about one run in twenty, before and after the kernel
+    // engine): LoopsBalance, run alone under the label `timing`, checks where splits settle.
     if (std::string(k.spec) == "sim:2:32MiB:speed=1,4") {
       ASSERT_EQ(split.size(), k.hybrid ? 3u : 2u);
-      EXPECT_GT(split.back().rows, 2 * split[split.size() - 2].rows) << "the fast device has the larger part";
     }
   }
 }

@@ -11,16 +11,15 @@
 
 namespace {
 
-struct Counted : tessera::detail::Task {
+struct Counted : tessera::Job {
   std::atomic<int>* runs = nullptr;
   std::atomic<int>* left = nullptr;
-  Counted() {
-    execute = [](tessera::detail::Task* self, tessera::detail::Worker*) {
-      auto* c = static_cast<Counted*>(self);
-      c->runs->fetch_add(1);
-      c->left->fetch_sub(1);
-    };
-  }
+  explicit Counted(tessera::ExecKind kind = tessera::ExecKind::cpu)
+      : Job([](Job& self) {
+          auto& c = static_cast<Counted&>(self);
+          c.runs->fetch_add(1);
+          c.left->fetch_sub(1);
+        }, kind) {}
 };
 
 void wait_until_zero(const std::atomic<int>& left) {
@@ -31,13 +30,15 @@ void wait_until_zero(const std::atomic<int>& left) {
 TEST(ExecutorSchedule, EachTaskRunsOnceFromOutsideThePool) {
   tessera::Executor ex;
   constexpr int n = 20000;
-  std::vector<Counted> tasks(n);
+  std::vector<Counted> tasks;
+  tasks.reserve(n);
   std::vector<std::atomic<int>> runs(n);
   std::atomic<int> left{n};
   for (int i = 0; i < n; ++i) {
+    tasks.emplace_back(i % 3 == 0 ? tessera::ExecKind::gpu : tessera::ExecKind::cpu);
+    EXPECT_EQ(tasks[i].job_kind(), i % 3 == 0 ? tessera::ExecKind::gpu : tessera::ExecKind::cpu);
     tasks[i].runs = &runs[i];
     tasks[i].left = &left;
-    tasks[i].exec_kind = i % 3 == 0 ? tessera::ExecKind::gpu : tessera::ExecKind::cpu;
     ex.schedule(tasks[i]);
   }
   wait_until_zero(left);
@@ -45,18 +46,17 @@ TEST(ExecutorSchedule, EachTaskRunsOnceFromOutsideThePool) {
   for (auto& r : runs) EXPECT_EQ(r.load(), 1);
 }
 
-struct Spawner : tessera::detail::Task {
+struct Spawner : tessera::Job {
   tessera::Executor* ex = nullptr;
   std::vector<Counted>* children = nullptr;
   std::atomic<int>* left = nullptr;
-  Spawner() {
-    execute = [](tessera::detail::Task* self, tessera::detail::Worker*) {
-      auto* s = static_cast<Spawner*>(self);
-      EXPECT_GE(s->ex->this_worker_id(), 0);  // it runs on a worker ...
-      for (auto& c : *s->children) s->ex->schedule(c);  // ... whose own deque takes these
-      s->left->fetch_sub(1);
-    };
-  }
+  Spawner()
+      : Job([](Job& self) {
+          auto& s = static_cast<Spawner&>(self);
+          EXPECT_GE(s.ex->this_worker_id(), 0);  // it runs on a worker ...
+          for (auto& c : *s.children) s.ex->schedule(c);  // ... whose own deque takes these
+          s.left->fetch_sub(1);
+        }) {}
 };
 
 TEST(ExecutorSchedule, TasksQueuedFromAWorkerRun) {

@@ -40,7 +40,15 @@
 #endif
 namespace tessera::detail {
 inline namespace TESSERA_BUILD_VARIANT {
-struct build_variant {};
+struct build_variant {
+  /// Whether templates instantiated with this variant have CUDA bodies (nvcc compiled the file).
+  static constexpr bool has_cuda_bodies =
+#if defined(__CUDACC__)
+      true;
+#else
+      false;
+#endif
+};
 }  // namespace TESSERA_BUILD_VARIANT
 }  // namespace tessera::detail
 

@@ -27,10 +27,12 @@
 #include "tessera/core/host_device.hpp"
 #include "tessera/device/device.hpp"
 #include "tessera/device/stream.hpp"
+#include "tessera/device/submit.hpp"
 #include "tessera/exec/detail/block_launch.hpp"
 #include "tessera/exec/detail/cpu_block.hpp"
 #include "tessera/exec/detail/cpu_shared_block.hpp"
 #include "tessera/exec/detail/cuda_block.hpp"
+#include "tessera/exec/detail/kernel_launch.hpp"
 #include "tessera/exec/exec_options.hpp"
 #include "tessera/exec/tensor_concept.hpp"
 #include "tessera/memory/detail/host_holds.hpp"
@@ -118,12 +120,12 @@ std::size_t check_kernel_arguments(const char* what, const ExecOptions& options,
   return blocks;
 }
 
-/// Runs `kernel` over block b of the (already checked) arguments. A device block is enqueued on
-/// `block_stream(first, b)` and the call returns at once with an event recorded right after the
-/// kernel, before the memory layer's bookkeeping in the stream, so that a waiter waits for the
-/// kernel alone; the memory layer orders later accesses to its tensors after it. A host block
-/// runs now, on `executor`'s workers with the caller taking part (on the caller alone when
-/// `executor` is null), and the call returns no event.
+/// Runs `kernel` over block b of the (already checked) arguments. A device block is submitted to
+/// `block_stream(first, b)` (device/submit.hpp) and launched by the kernel engine
+/// (kernel_launch.hpp); the call returns at once with the event that ends it, and the memory
+/// layer orders later accesses to its tensors after it. A host block runs now, on `executor`'s
+/// workers with the caller taking part (on the caller alone when `executor` is null), and the
+/// call returns no event.
 template <typename F, typename... A, typename Variant = build_variant>
 std::optional<Event> launch_block(Executor* executor, const ExecOptions& options, std::size_t b, F& kernel,
                                   A&&... args) {
@@ -131,7 +133,6 @@ std::optional<Event> launch_block(Executor* executor, const ExecOptions& options
   constexpr bool shared = any_in_shared<A...>();
   auto& first = first_tensor(args...);
   constexpr std::size_t D = std::remove_cvref_t<decltype(first)>::dims;
-  MemoryManager& memory = first.memory();
   LaunchShape<D> launch;
   launch.global_size = first.size();
   for (std::size_t d = 0; d < D; ++d) launch.block_size.sizes[d] = d < 3 && options.block[d] > 0 ? options.block[d] : 1;
@@ -139,65 +140,53 @@ std::optional<Event> launch_block(Executor* executor, const ExecOptions& options
 
   if (runs_on_device(first, b, options)) {
     const std::size_t space = first.space(b);
-    Device& device = memory.device(space);
-    Stream& stream = block_stream(first, b);
-    StreamAccesses prepared(space, stream);
-    auto prepare = [&](auto& a) {
-      if constexpr (is_tensor_argument<decltype(a)>())
-        return block_arg(a, b, prepared.prepare(tensor_of(a).buffer(b), access_of<decltype(a)>()));
-      else
-        return block_arg(a, b, nullptr);
-    };
-    if (device.kind() == DeviceKind::cuda) {
-#if defined(__CUDACC__)
-      static_assert(D <= 3, "tessera::for_each on CUDA runs tensors of up to 3 dimensions");
-      device.make_current();
+    auto work = [&] { return std::string(what) + ": block " + std::to_string(b) + " of tensor '" + first.name() + "'"; };
+    return submit(block_stream(first, b), {}, [&](Stream& stream) {
+      StreamAccesses prepared(space, stream);
+      auto prepare = [&](auto& a) {
+        if constexpr (is_tensor_argument<decltype(a)>())
+          return block_arg(a, b, prepared.prepare(tensor_of(a).buffer(b), access_of<decltype(a)>()));
+        else
+          return block_arg(a, b, nullptr);
+      };
       auto block_args = std::make_tuple(prepare(args)...);
-      unsigned threads[3] = {1, 1, 1};
-      for (std::size_t d = 0; d < D; ++d) threads[d] = static_cast<unsigned>(launch.block_size.sizes[d]);
-      std::size_t shared_bytes = 0;
-      Extent<D> tile;
-      for (std::size_t d = 0; d < D; ++d) tile.sizes[d] = launch.block_size.sizes[d];
-      std::apply([&](auto&... ba) { (place_stage<D>(ba, tile, shared_bytes), ...); }, block_args);
-      std::apply(
-          [&](const auto&... ba) {
-            launch_block_on_cuda<shared>(static_cast<cudaStream_t>(stream.native_handle()), threads, shared_bytes,
-                                         launch, n, kernel, ba...);
-          },
-          block_args);
-      const cudaError_t launched = cudaGetLastError();
-      std::optional<Event> done;
-      if (launched == cudaSuccess) done = stream.record();
-      prepared.finish();
-      if (launched != cudaSuccess)
-        throw Error(std::string(what) + ": kernel launch on " + device.name() + " for block " + std::to_string(b) +
-                    " of '" + first.name() + "' failed: " + cudaGetErrorString(launched) +
-                    (shared ? " (in_shared: " + std::to_string(shared_bytes) + " bytes of shared memory asked)" : ""));
-      return done;
-#else
-      throw Error(std::string(what) + ": block " + std::to_string(b) + " of tensor '" + first.name() + "' lives on " +
-                  device.name() +
-                  ", but this kernel was compiled without CUDA; compile the calling file with nvcc (a .cu file) "
-                  "to run kernels on CUDA devices, or place the tensor on host or sim devices");
-#endif
-    } else {
-      auto block_args = std::make_tuple(prepare(args)...);
-      stream.enqueue_host(
+      launch_on_stream(
+          stream, [&] { return first.name() + " kernel"; },
           [options, launch, n, kernel, block_args]() mutable {
             std::apply(
                 [&](const auto&... ba) {
-                  if constexpr (shared)
-                    run_block_on_cpu_shared<D>(nullptr, options, launch, n, kernel, ba...);
+                  if constexpr (any_in_shared<A...>())
+                    run_block_on_cpu_shared<std::remove_cvref_t<decltype(n)>::rank>(nullptr, options, launch, n, kernel, ba...);
                   else
-                    run_block_on_cpu<D>(nullptr, options, launch, n, kernel, ba...);
+                    run_block_on_cpu<std::remove_cvref_t<decltype(n)>::rank>(nullptr, options, launch, n, kernel, ba...);
                 },
                 block_args);
           },
-          first.name() + " kernel");
-      Event done = stream.record();
+          [&](void* native_stream) {
+            cuda_body<Variant>(native_stream, stream.device(), work, [&](auto native) {
+              static_assert(D <= 3, "tessera::for_each on CUDA runs tensors of up to 3 dimensions");
+              unsigned threads[3] = {1, 1, 1};
+              Extent<D> tile;
+              for (std::size_t d = 0; d < D; ++d) {
+                threads[d] = static_cast<unsigned>(launch.block_size.sizes[d]);
+                tile.sizes[d] = launch.block_size.sizes[d];
+              }
+              std::size_t shared_bytes = 0;
+              std::apply([&](auto&... ba) { (place_stage<D>(ba, tile, shared_bytes), ...); }, block_args);
+              const char* failed = std::apply(
+                  [&](const auto&... ba) {
+                    return launch_block_on_cuda<shared>(native, threads, shared_bytes, launch, n, kernel, ba...);
+                  },
+                  block_args);
+              if (failed != nullptr)
+                throw_cuda_launch_error(work() + (shared ? " (in_shared: " + std::to_string(shared_bytes) +
+                                                               " bytes of shared memory asked)"
+                                                         : std::string()),
+                                        stream.device(), failed);
+            });
+          });
       prepared.finish();
-      return done;
-    }
+    });
   }
 
   HostHolds holds;

@@ -13,6 +13,7 @@
 #include <atomic>
 #include <cstddef>
 #include <limits>
+#include <optional>
 #if defined(__CUDACC__)
 #include <cuda/std/limits>
 #endif
@@ -25,12 +26,15 @@
 #include "tessera/core/host_device.hpp"
 #include "tessera/device/device.hpp"
 #include "tessera/device/stream.hpp"
+#include "tessera/device/submit.hpp"
 #include "tessera/exec/detail/block_args.hpp"
 #include "tessera/exec/detail/cuda_reduce.hpp"
+#include "tessera/exec/detail/kernel_launch.hpp"
 #include "tessera/exec/exec_options.hpp"
 #include "tessera/exec/tensor_concept.hpp"
 #include "tessera/memory/access.hpp"
 #include "tessera/memory/buffer.hpp"
+#include "tessera/memory/detail/stream_accesses.hpp"
 #include "tessera/memory/memory_manager.hpp"
 #include "tessera/sched/executor.hpp"
 
@@ -154,13 +158,13 @@ R reduce_block_on_cpu(Executor* executor, const BA& arg, const LaunchShape<D>& l
 
 namespace detail {
 
-/// Reduces block b of `tensor` into `*slot`. A device block is enqueued on its compute stream
-/// (tensor.space(b)'s stream b % streams, as for_each uses) and `*slot` is written when the
-/// stream gets there; a host block (or any block, with `on_host`) is reduced now, on
-/// `executor`'s workers (the caller alone when null).
+/// Reduces block b of `tensor` into `*slot`. A device block is submitted to its block stream
+/// (Device::block_stream, as for_each uses), `*slot` is written when the stream gets there, and
+/// the event that ends it is returned; a host block (or any block, with `on_host`) is reduced
+/// now, on `executor`'s workers (the caller alone when null), and no event is returned.
 template <typename R, TensorLike Tn, typename Reducer, typename Map, typename Variant = build_variant>
-void reduce_block(Executor* executor, Tn& tensor, std::size_t b, const Reducer& reducer, const Map& map, R* slot,
-                  bool on_host = false) {
+std::optional<Event> reduce_block(Executor* executor, Tn& tensor, std::size_t b, const Reducer& reducer, const Map& map,
+                                  R* slot, bool on_host = false) {
   constexpr std::size_t D = Tn::dims;
   using Arg = TensorBlockArg<typename Tn::value_type, D, typename Tn::layout_type>;
   LaunchShape<D> launch;
@@ -176,26 +180,23 @@ void reduce_block(Executor* executor, Tn& tensor, std::size_t b, const Reducer& 
       ~Release() { b.release(Access::read); }
     } release{buffer};
     *slot = reduce_block_on_cpu<R>(executor, Arg{data, tensor.geometry(b)}, launch, n, reducer, map);
-    return;
+    return std::nullopt;
   }
   Device& device = tensor.memory().device(space);
-  Stream& stream = device.block_stream(b);
-  auto* data = static_cast<std::byte*>(tensor.buffer(b).prepare(space, stream, Access::read));
-  const Arg arg{data, tensor.geometry(b)};
-  if (device.kind() == DeviceKind::cuda) {
-#if defined(__CUDACC__)
-    device.make_current();
-    reduce_block_on_cuda<R>(device, stream, arg, launch, n, reducer, map, slot);
-#else
-    tensor.buffer(b).finish(space, stream, Access::read);
-    throw Error("tessera::reduce: block " + std::to_string(b) + " of tensor '" + tensor.name() + "' lives on " +
-                device.name() + ", but this reduction was compiled without CUDA; compile the calling file with nvcc");
-#endif
-  } else {
-    stream.enqueue_host([slot, arg, launch, n, reducer, map] { *slot = reduce_block_on_cpu<R>(nullptr, arg, launch, n, reducer, map); },
-                        tensor.name() + " reduce");
-  }
-  tensor.buffer(b).finish(space, stream, Access::read);
+  auto work = [&] { return "tessera::reduce: block " + std::to_string(b) + " of tensor '" + tensor.name() + "'"; };
+  return submit(device.block_stream(b), {}, [&](Stream& stream) {
+    StreamAccesses prepared(space, stream);
+    const Arg arg{prepared.prepare(tensor.buffer(b), Access::read), tensor.geometry(b)};
+    launch_on_stream(
+        stream, [&] { return tensor.name() + " reduce"; },
+        [slot, arg, launch, n, reducer, map] { *slot = reduce_block_on_cpu<R>(nullptr, arg, launch, n, reducer, map); },
+        [&](void* native_stream) {
+          cuda_body<Variant>(native_stream, device, work, [&](auto) {
+            reduce_block_on_cuda<R>(device, stream, arg, launch, n, reducer, map, slot);
+          });
+        });
+    prepared.finish();
+  });
 }
 
 }  // namespace detail
@@ -213,9 +214,8 @@ void reduce(Executor& executor, Tn& tensor, ReductionResult<R>& result, const Re
   // Device blocks first (they only enqueue), then host blocks, then wait for the devices.
   for (std::size_t b = 0; b < blocks; ++b) {
     if (tensor.space(b) == 0) continue;
-    detail::reduce_block<R>(&executor, tensor, b, reducer, map, &partials[b]);
-    Device& device = tensor.memory().device(tensor.space(b));
-    pending.push_back(device.block_stream(b).record());
+    if (std::optional<Event> done = detail::reduce_block<R>(&executor, tensor, b, reducer, map, &partials[b]))
+      pending.push_back(std::move(*done));
   }
   for (std::size_t b = 0; b < blocks; ++b)
     if (tensor.space(b) == 0) detail::reduce_block<R>(&executor, tensor, b, reducer, map, &partials[b]);

@@ -5,6 +5,7 @@
 // below are instantiated in user code.
 
 #include <tessera/sched/detail/parallel_loop.hpp>
+#include <tessera/sched/job.hpp>
 #include <tessera/sched/node_graph.hpp>
 #include <tessera/sched/steal_strategy.hpp>
 #include <tessera/core/trace.hpp>
@@ -66,18 +67,17 @@ public:
   /// Blocks until every graph started on this executor has finished.
   void wait_for_all();
 
-  /// Queues one task object to run once on a worker: `task.execute(&task, worker)` is called on
-  /// a worker of `task.exec_kind`'s priority. The cheap entry point for dynamic front ends (the
-  /// task layer submits each ready task this way); no graph, allocation or future is involved.
-  /// The caller owns the object, keeps it alive until it has run, and tracks its completion
-  /// itself (wait_for_all does not wait for it). Thread safe; from a worker it goes to that
-  /// worker's own deque.
+  /// Queues a Job to run once on a worker of its kind's priority. The cheap entry point for
+  /// dynamic front ends (the task layer submits each ready task this way); no graph, allocation
+  /// or future is involved. The caller owns the job, keeps it alive until it has run, and tracks
+  /// its completion itself (wait_for_all does not wait for it). Thread safe; from a worker it
+  /// goes to that worker's own deque.
   ///
-  ///   struct Hello : tessera::detail::Task {
-  ///     Hello() { execute = [](tessera::detail::Task*, tessera::detail::Worker*) { std::puts("hi"); }; }
+  ///   struct Hello : tessera::Job {
+  ///     Hello() : Job([](tessera::Job&) { std::puts("hi"); }) {}
   ///   } hello;
   ///   executor.schedule(hello);
-  void schedule(detail::Task& task);
+  void schedule(Job& job);
 
   std::size_t num_workers() const noexcept;
   std::size_t num_gpu_workers() const noexcept;

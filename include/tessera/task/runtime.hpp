@@ -5,7 +5,7 @@
 #include <tessera/device/device_set.hpp>
 #include <tessera/memory/memory_manager.hpp>
 #include <tessera/sched/executor.hpp>
-#include <tessera/task/group.hpp>
+#include <tessera/exec/group.hpp>
 #include <tessera/task/hetero_object.hpp>
 #include <tessera/task/scheduler.hpp>
 #include <tessera/task/task.hpp>

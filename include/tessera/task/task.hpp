@@ -2,8 +2,8 @@
 // Task and TaskHandle: a kernel, its arguments with access modes, the processing elements it
 // wants and the kind of device it targets (PREMA §3.1.2); and the handle to query or wait on.
 
+#include <tessera/exec/grid.hpp>
 #include <tessera/task/detail/task_payload.hpp>
-#include <tessera/task/grid.hpp>
 #include <tessera/task/hetero_object.hpp>
 #include <tessera/task/task_args.hpp>
 #include <tessera/task/task_error.hpp>
@@ -13,14 +13,6 @@
 #include <cstddef>
 #include <string>
 #include <utility>
-
-#if defined(__CUDACC__)
-#define TESSERA_TASK_BUILD with_cuda
-#define TESSERA_TASK_WITH_CUDA true
-#else
-#define TESSERA_TASK_BUILD host_only
-#define TESSERA_TASK_WITH_CUDA false
-#endif
 
 namespace tessera {
 
@@ -102,11 +94,10 @@ public:
 ///       }, tessera::read(x), tessera::read_write(y), 2.0, n);
 template <class Body, class... Args>
 Task native_task(std::string name, TaskKind kind, Body&& body, Args&&... args) {
-  using Payload = detail::TaskOf<true, false, std::decay_t<Body>, typename detail::stored_arg<std::decay_t<Args>>::type...>;
+  using Payload = detail::TaskOf<true, detail::build_variant, std::decay_t<Body>,
+                                 typename detail::stored_arg<std::decay_t<Args>>::type...>;
   return Task(new Payload(std::move(name), kind, std::forward<Body>(body), std::forward<Args>(args)...));
 }
-
-inline namespace TESSERA_TASK_BUILD {
 
 /// A portable kernel over a grid: `kernel(const Group&, args...)` runs once per group, on the
 /// host's workers for TaskKind::cpu, on a GPU (when the calling file was compiled with nvcc) or
@@ -120,17 +111,14 @@ inline namespace TESSERA_TASK_BUILD {
 ///   };
 ///   auto t = tessera::kernel_task("scale", tessera::TaskKind::gpu, tessera::Grid{{n / 128}, {128}}, Scale{},
 ///                                 tessera::read_write(x), 2.0);
-template <class Kernel, class... Args>
+template <class Kernel, class... Args, class Variant = detail::build_variant>
 Task kernel_task(std::string name, TaskKind kind, const Grid& grid, Kernel&& kernel, Args&&... args) {
-  using Payload = detail::TaskOf<false, TESSERA_TASK_WITH_CUDA, std::decay_t<Kernel>,
-                                 typename detail::stored_arg<std::decay_t<Args>>::type...>;
+  using Payload = detail::TaskOf<false, Variant, std::decay_t<Kernel>, typename detail::stored_arg<std::decay_t<Args>>::type...>;
   detail::check_grid(name, grid);
   auto* p = new Payload(std::move(name), kind, std::forward<Kernel>(kernel), std::forward<Args>(args)...);
   p->grid = grid;
   return Task(p);
 }
-
-}  // namespace TESSERA_TASK_BUILD
 
 template <class T>
 TaskHandle HeteroObject<T>::copy_to(T* destination) {

@@ -1,7 +1,7 @@
 #pragma once
 // What a native task body learns about where it runs.
 
-#include <tessera/task/grid.hpp>
+#include <tessera/exec/grid.hpp>
 
 #include <cstddef>
 #include <string>

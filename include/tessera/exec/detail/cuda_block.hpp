@@ -3,18 +3,28 @@
 // block's interior; each thread builds its iterators and runs the kernel where they are valid.
 // With `in_shared` arguments each thread block first stages its tile and the padding around it
 // in dynamic shared memory, synchronises, runs the kernel on BlockIterators over the stage, and
-// writes the tile's interior back. Only nvcc sees this file; plain C++ translation units get an
-// error at launch time instead (see for_each.hpp).
-
-#if defined(__CUDACC__)
-
-#include <cuda_runtime.h>
+// writes the tile's interior back. Only nvcc sees the bodies; a host compiler gets the
+// declaration of the launch, which kernel_launch.hpp's cuda_body never lets it call.
 
 #include <cstddef>
 #include <cstdint>
 
 #include "tessera/core/box.hpp"
 #include "tessera/exec/detail/block_args.hpp"
+
+namespace tessera::detail {
+
+/// Launches the kernel over one block on the cudaStream_t `native_stream` (the caller made the
+/// device current); returns CUDA's error text when the launch failed, nullptr when it was queued.
+template <bool Shared, std::size_t D, typename F, typename... A>
+const char* launch_block_on_cuda(void* native_stream, const unsigned (&block)[3], std::size_t shared_bytes,
+                                 const LaunchShape<D>& launch, const Extent<D>& n, const F& kernel, const A&... args);
+
+}  // namespace tessera::detail
+
+#if defined(__CUDACC__)
+
+#include <cuda_runtime.h>
 
 namespace tessera::detail {
 
@@ -95,10 +105,10 @@ __global__ void for_each_shared_kernel(LaunchShape<D> launch, Extent<D> n, F ker
   (stage_copy(args, stage, tile_lo, tile, true), ...);
 }
 
-/// Launches the kernel over one block on `stream` (the caller made the device current).
 template <bool Shared, std::size_t D, typename F, typename... A>
-void launch_block_on_cuda(cudaStream_t stream, const unsigned (&block)[3], std::size_t shared_bytes,
-                          const LaunchShape<D>& launch, const Extent<D>& n, const F& kernel, const A&... args) {
+const char* launch_block_on_cuda(void* native_stream, const unsigned (&block)[3], std::size_t shared_bytes,
+                                 const LaunchShape<D>& launch, const Extent<D>& n, const F& kernel, const A&... args) {
+  const auto stream = static_cast<cudaStream_t>(native_stream);
   dim3 threads(block[0], block[1], block[2]);
   if constexpr (!Shared) {
     // Without a staged tile the thread block need not match ExecOptions::block (iterators count
@@ -118,6 +128,8 @@ void launch_block_on_cuda(cudaStream_t stream, const unsigned (&block)[3], std::
   } else {
     for_each_kernel<D, F, A...><<<grid, threads, 0, stream>>>(launch, n, kernel, args...);
   }
+  const cudaError_t launched = cudaGetLastError();
+  return launched == cudaSuccess ? nullptr : cudaGetErrorString(launched);
 }
 
 }  // namespace tessera::detail

@@ -1,12 +1,8 @@
 #pragma once
 // The CUDA reduction of one block: each thread block folds its sites with CUB's BlockReduce and
 // writes one partial; the partials are copied to the host in stream order and folded there into
-// the block's slot. Only nvcc sees this file.
-
-#if defined(__CUDACC__)
-
-#include <cub/block/block_reduce.cuh>
-#include <cuda_runtime.h>
+// the block's slot. Only nvcc sees the bodies; a host compiler gets the declaration of the
+// launch, which kernel_launch.hpp's cuda_body never lets it call.
 
 #include <cstddef>
 #include <memory>
@@ -15,6 +11,21 @@
 #include "tessera/device/device.hpp"
 #include "tessera/device/stream.hpp"
 #include "tessera/exec/detail/block_args.hpp"
+
+namespace tessera::detail {
+
+/// Enqueues the reduction of one block on `stream` of `device` (current on this thread); `*slot`
+/// holds the result once the stream has passed it.
+template <typename R, std::size_t D, typename BA, typename Reducer, typename Map>
+void reduce_block_on_cuda(Device& device, Stream& stream, const BA& arg, const LaunchShape<D>& launch,
+                          const Extent<D>& n, const Reducer& reducer, const Map& map, R* slot);
+
+}  // namespace tessera::detail
+
+#if defined(__CUDACC__)
+
+#include <cub/block/block_reduce.cuh>
+#include <cuda_runtime.h>
 
 namespace tessera::detail {
 

@@ -1,11 +1,16 @@
 #pragma once
 // Internal: the typed part of a task. Its arguments are stored as built (object arguments as
 // slots into the replica pointers the runtime resolves on the chosen device), and its kernel is
-// called with them on the host, or launched on a CUDA stream where nvcc compiled the file.
+// called with them on the host, or launched through the kernel engine: a Group kernel runs on
+// the engine's CPU backend (run_groups) or its CUDA backend (launch_groups_on_cuda), the latter
+// only where nvcc compiled the file that built the task (Variant).
 
+#include <tessera/exec/detail/cpu_groups.hpp>
+#include <tessera/exec/detail/cuda_groups.hpp>
+#include <tessera/exec/detail/kernel_launch.hpp>
+#include <tessera/exec/group.hpp>
 #include <tessera/task/detail/callable_params.hpp>
 #include <tessera/task/detail/task_state.hpp>
-#include <tessera/task/group.hpp>
 #include <tessera/task/task_args.hpp>
 #include <tessera/task/task_context.hpp>
 
@@ -66,13 +71,6 @@ void check_erased(const std::string& task, std::size_t position, const ObjectSta
                   bool is_pointer);
 void check_distinct(const std::string& task, const ArgBinding* args, std::size_t n);
 void check_grid(const std::string& task, const Grid& grid);
-/// Throws tessera::Error when the grid or the shared scratch cannot be launched on a GPU.
-void check_cuda_launch(const std::string& task, const Grid& grid, std::size_t shared_bytes);
-[[noreturn]] void throw_cuda_launch_error(const std::string& task, const char* what);
-/// Runs `group(context, id, scratch)` for every group of `grid` on the host: in parallel on the
-/// context's executor when it has one, with a scratch buffer of `shared_bytes` per thread.
-void run_groups(const TaskContext& ctx, const Grid& grid, std::size_t shared_bytes,
-                void (*group)(void* context, Dim3 id, void* scratch), void* context);
 
 /// Binds one argument: objects into `bindings` (and a slot in the stored tuple), values as they are.
 template <class K, std::size_t Offset, std::size_t Position, class A>
@@ -109,8 +107,8 @@ auto bind_arg(const std::string& task, A&& a, ArgBinding* bindings, std::uint32_
 }
 
 /// The payload: a kernel (portable: called per group with a Group; native: called once with a
-/// TaskContext) and its stored arguments.
-template <bool Native, bool WithCuda, class K, class... S>
+/// TaskContext) and its stored arguments. Variant is the build_variant of the file that built it.
+template <bool Native, class Variant, class K, class... S>
 class TaskOf final : public TaskState {
 public:
   static constexpr std::size_t num_objects = (std::size_t{0} + ... + (is_slot_v<S> ? 1 : 0));
@@ -127,7 +125,7 @@ public:
         TaskOf* self;
         void* const* p;
       } c{this, p};
-      run_groups(ctx, grid, shared_bytes, [](void* context, Dim3 id, void* scratch) {
+      run_groups(ctx.executor(), grid, shared_bytes, [](void* context, Dim3 id, void* scratch) {
         auto& cl = *static_cast<Closure*>(context);
         const Group g(id, cl.self->grid.groups, cl.self->grid.items, scratch);
         cl.self->call(g, cl.p, std::index_sequence_for<S...>{});
@@ -135,12 +133,12 @@ public:
     }
   }
 
-  bool launch_cuda(const TaskContext& ctx, void* const* p) override {
+  void launch_cuda(const TaskContext& ctx, void* const* p) override {
     if constexpr (Native) {
       call(ctx, p, std::index_sequence_for<S...>{});  // the body enqueues on ctx.cuda_stream()
-      return true;
     } else {
-      return launch_kernel(ctx, p, std::index_sequence_for<S...>{});
+      cuda_body<Variant>(ctx.cuda_stream(), ctx.device(), [this] { return "task '" + name + "'"; },
+                         [&](auto native) { launch_groups(ctx, p, native, std::index_sequence_for<S...>{}); });
     }
   }
 
@@ -164,7 +162,10 @@ private:
   }
 
   template <std::size_t... I>
-  bool launch_kernel(const TaskContext& ctx, void* const* p, std::index_sequence<I...>);
+  void launch_groups(const TaskContext& ctx, void* const* p, void* native, std::index_sequence<I...>) {
+    launch_groups_on_cuda(native, ctx.device(), "task '" + name + "'", grid, shared_bytes, kernel_,
+                          resolve<typename param_at<K, I + 1>::type>(std::get<I>(stored_), p)...);
+  }
 
   std::array<ArgBinding, num_objects> bindings_{};
   std::array<void*, num_objects> ptr_storage_{};
@@ -174,40 +175,3 @@ private:
 };
 
 }  // namespace tessera::detail
-
-#if defined(__CUDACC__)
-#include <cuda_runtime.h>
-
-namespace tessera::detail {
-
-template <class K, class... R>
-__global__ void task_kernel_entry(K kernel, Dim3 groups, Dim3 items, R... r) {
-  extern __shared__ __align__(16) unsigned char tessera_task_shared[];
-  const Group g(Dim3{blockIdx.x, blockIdx.y, blockIdx.z}, groups, items, tessera_task_shared);
-  kernel(g, r...);
-}
-
-template <bool Native, bool WithCuda, class K, class... S>
-template <std::size_t... I>
-bool TaskOf<Native, WithCuda, K, S...>::launch_kernel(const TaskContext& ctx, void* const* p, std::index_sequence<I...>) {
-  check_cuda_launch(name, grid, shared_bytes);
-  const dim3 blocks(unsigned(grid.groups.x), unsigned(grid.groups.y), unsigned(grid.groups.z));
-  const dim3 threads(unsigned(grid.items.x), unsigned(grid.items.y), unsigned(grid.items.z));
-  task_kernel_entry<<<blocks, threads, shared_bytes, static_cast<cudaStream_t>(ctx.cuda_stream())>>>(
-      kernel_, grid.groups, grid.items, resolve<typename param_at<K, I + 1>::type>(std::get<I>(stored_), p)...);
-  if (cudaError_t e = cudaGetLastError(); e != cudaSuccess) throw_cuda_launch_error(name, cudaGetErrorString(e));
-  return true;
-}
-
-}  // namespace tessera::detail
-#else
-namespace tessera::detail {
-
-template <bool Native, bool WithCuda, class K, class... S>
-template <std::size_t... I>
-bool TaskOf<Native, WithCuda, K, S...>::launch_kernel(const TaskContext&, void* const*, std::index_sequence<I...>) {
-  return false;  // compiled without nvcc: no GPU version of this kernel
-}
-
-}  // namespace tessera::detail
-#endif

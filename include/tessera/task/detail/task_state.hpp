@@ -5,10 +5,10 @@
 #include <tessera/memory/access.hpp>
 #include <tessera/memory/access_log.hpp>
 #include <tessera/memory/buffer.hpp>
-#include <tessera/sched/detail/task.hpp>
+#include <tessera/sched/job.hpp>
 #include <tessera/task/detail/spin_lock.hpp>
 #include <tessera/task/detail/task_pool.hpp>
-#include <tessera/task/grid.hpp>
+#include <tessera/exec/grid.hpp>
 #include <tessera/task/task_kind.hpp>
 
 #include <atomic>
@@ -32,6 +32,9 @@ namespace tessera::detail {
 
 class TaskRuntimeImpl;
 class TaskState;
+
+/// Runs a task the executor picked up (task_lifecycle.cpp).
+void run_task(TaskState& t);
 
 /// A counted reference to a task: what an object's access log keeps of the tasks that later
 /// tasks must follow.
@@ -106,9 +109,10 @@ enum class TaskRole : std::uint8_t { kernel, hold, copy_out, copy_in };
 
 /// A task: its kernel (in a derived class), arguments, dependencies and state. Reference counted:
 /// the user's Task/TaskHandle, the runtime while it is in flight, and objects' dependency lists.
-class TaskState : public Task {
+class TaskState : public Job {
 public:
-  TaskState(std::string label, TaskKind k, TaskRole r) : name(std::move(label)), kind(k), role(r) {}
+  TaskState(std::string label, TaskKind k, TaskRole r)
+      : Job([](Job& self) { run_task(static_cast<TaskState&>(self)); }), name(std::move(label)), kind(k), role(r) {}
   virtual ~TaskState() = default;
   TaskState(const TaskState&) = delete;
   TaskState& operator=(const TaskState&) = delete;
@@ -124,9 +128,9 @@ public:
   /// Runs the kernel on the host (a worker, or a sim stream's thread); `ptrs` are the replicas
   /// of the object arguments, in argument order.
   virtual void run_host(const TaskContext& ctx, void* const* ptrs) = 0;
-  /// Enqueues the kernel on a CUDA device's stream; false when there is no CUDA version (the
-  /// kernel was compiled without nvcc).
-  virtual bool launch_cuda(const TaskContext& ctx, void* const* ptrs) = 0;
+  /// Enqueues the kernel on a CUDA device's stream; throws tessera::Error where it has no CUDA
+  /// body (the file that built the task was compiled without nvcc).
+  virtual void launch_cuda(const TaskContext& ctx, void* const* ptrs) = 0;
 
   void retain() noexcept { refs.fetch_add(1, std::memory_order_relaxed); }
   void release() noexcept {
