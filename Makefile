@@ -5,7 +5,7 @@
 #   make test                 build and run every test (preset cpu)
 #   make bench SUITE=sched    run one benchmark suite, write build/bench/<suite>.json
 #   make asan | tsan          the sanitizer suites
-#   make cuda-build           compile the CUDA preset (no GPU needed)
+#   make cuda-build           compile every CUDA target of the CUDA preset (no GPU needed)
 #   make install PREFIX=dir   install headers, library and the CMake package
 
 PRESET ?= cpu
@@ -48,7 +48,8 @@ tsan:
 	@$(MAKE) --no-print-directory test PRESET=tsan
 
 cuda-build:
-	@$(MAKE) --no-print-directory build PRESET=cuda
+	@$(MAKE) --no-print-directory configure PRESET=cuda
+	cmake --build --preset cuda -j $(JOBS) --target tessera_cuda_targets
 
 install: build
 	cmake --install $(BUILD) --prefix $(PREFIX)

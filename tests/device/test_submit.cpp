@@ -1,0 +1,88 @@
+// tessera::submit, the one device submission path: work is enqueued in stream order after the
+// events it must follow, completion comes from the stream once the work has run, and a failure
+// while enqueuing drains what was enqueued before it is reported, with no completion call.
+#include <tessera/core/error.hpp>
+#include <tessera/device/device_set.hpp>
+#include <tessera/device/submit.hpp>
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <future>
+#include <stdexcept>
+#include <thread>
+#include <vector>
+
+using namespace tessera;
+
+TEST(Submit, CompletionComesAfterTheWorkHasRun) {
+  auto devices = DeviceSet::select("sim:1:16MiB");
+  Stream& s = devices.accelerator(0).compute_stream(0);
+  std::atomic<int> ran{0};
+  std::promise<int> completed;
+  Event done = submit(s, {}, [&](Stream& st) {
+    st.enqueue_host([&] {
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      ran.store(1);
+    }, "slow work");
+  }, [&] { completed.set_value(ran.load()); });
+  EXPECT_EQ(completed.get_future().get(), 1) << "on_complete ran before the work it completes";
+  done.synchronize();
+  EXPECT_TRUE(done.ready());
+}
+
+TEST(Submit, WaitsOnTheDeviceForEventsOfOtherStreams) {
+  auto devices = DeviceSet::select("sim:2:16MiB");
+  Stream& a = devices.accelerator(0).compute_stream(0);
+  Stream& b = devices.accelerator(1).compute_stream(0);
+  for (int round = 0; round < 5; ++round) {
+    std::vector<int> log;  // written by a's thread, then by b's, never at once
+    std::promise<void> release;
+    std::shared_future<void> gate = release.get_future().share();
+    std::atomic<bool> released{false};
+    Event first = submit(a, {}, [&](Stream& st) {
+      st.enqueue_host([&, gate] {
+        released.store(gate.wait_for(std::chrono::seconds(5)) == std::future_status::ready);
+        log.push_back(1);
+      }, "first");
+    });
+    const Event* after[] = {&first};
+    Event second = submit(b, after, [&](Stream& st) { st.enqueue_host([&] { log.push_back(2); }, "second"); });
+    release.set_value();  // only now may `first` finish: had submit waited for it here, it would have timed out
+    second.synchronize();
+    EXPECT_TRUE(released.load()) << "submit waited on the host for an event the stream was to wait for";
+    EXPECT_EQ(log, (std::vector<int>{1, 2})) << "round " << round;
+  }
+}
+
+TEST(Submit, AFailureDrainsWhatWasEnqueuedAndSkipsCompletion) {
+  auto devices = DeviceSet::select("sim:1:16MiB");
+  Stream& s = devices.accelerator(0).compute_stream(0);
+  std::atomic<bool> drained{false}, completed{false};
+  try {
+    submit(s, {}, [&](Stream& st) {
+      st.enqueue_host([&] {
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+        drained.store(true);
+      }, "enqueued before the failure");
+      throw Error("launch refused");
+    }, [&] { completed.store(true); });
+    FAIL() << "submit returned after its enqueue threw";
+  } catch (const Error& e) {
+    EXPECT_STREQ(e.what(), "launch refused");
+    EXPECT_TRUE(drained.load()) << "submit reported the failure while enqueued work could still run";
+  }
+  s.synchronize();
+  EXPECT_FALSE(completed.load()) << "on_complete ran for work that failed to submit";
+}
+
+TEST(Submit, NothingToDoStillGivesAnEventAndACompletion) {
+  auto devices = DeviceSet::select("sim:1:16MiB");
+  Stream& s = devices.accelerator(0).compute_stream(0);
+  std::promise<void> completed;
+  Event e = submit(s, {}, [](Stream&) {}, [&] { completed.set_value(); });
+  completed.get_future().get();
+  e.synchronize();
+  EXPECT_TRUE(e.ready());
+}
