@@ -44,8 +44,11 @@ bench:
 asan:
 	@$(MAKE) --no-print-directory test PRESET=asan
 
+# TSan runs the runtime label only, so it builds only those tests (not the apps and their tests).
 tsan:
-	@$(MAKE) --no-print-directory test PRESET=tsan
+	@$(MAKE) --no-print-directory configure PRESET=tsan
+	cmake --build --preset tsan -j $(JOBS) --target tessera_runtime_tests
+	ctest --preset tsan -j $(JOBS)
 
 cuda-build:
 	@$(MAKE) --no-print-directory configure PRESET=cuda

@@ -41,5 +41,6 @@ void Buffer::release(Access mode, RowRange rows) { state().release(mode, rows); 
 RowRanges Buffer::valid_rows(std::size_t space) const { return state().valid_rows(space); }
 bool Buffer::has_replica(std::size_t space) const { return state().has_replica(space); }
 TransferStats Buffer::bytes_transferred() const { return state().transferred(); }
+void* Buffer::host_if_sole() const noexcept { return state_ ? state_->host_if_sole() : nullptr; }
 
 }  // namespace tessera

@@ -33,6 +33,7 @@ void* BufferState::prepare(std::size_t space, Stream& stream, Access mode, RowRa
   check_conflicts(call);
   if (access_reads(mode)) check_written(call);
 
+  if (space != 0) host_sole_.store(nullptr, std::memory_order_relaxed);
   ensure_replica(space);
   if (space != 0) core->touch(*this, space);
   if (access_reads(mode)) make_valid(space, r);
@@ -68,6 +69,14 @@ void BufferState::finish(std::size_t space, Stream& stream, Access mode, RowRang
   }
   record(replica, r, done, &stream, access_writes(mode));
   keep_alive_until(stream);
+  if (space == 0 && access_writes(mode)) note_host_write_ended(r);
+}
+
+void BufferState::note_host_write_ended(RowRange r) {
+  if (r.begin != 0 || r.end != rows || !in_flight_.empty() || !holds_.empty()) return;
+  for (std::size_t other = 1; other < replicas.size(); ++other)
+    if (!replicas[other].valid.empty()) return;
+  host_sole_.store(replicas[0].data, std::memory_order_release);
 }
 
 std::future<void*> BufferState::request(Access mode, RowRange r) {
@@ -77,6 +86,7 @@ std::future<void*> BufferState::request(Access mode, RowRange r) {
   check_conflicts(call);
   if (access_reads(mode)) check_written(call);
 
+  host_sole_.store(nullptr, std::memory_order_relaxed);
   ensure_replica(0);
   if (access_reads(mode)) make_valid(0, r);
   Replica& host = replicas[0];
@@ -114,7 +124,9 @@ std::future<void*> BufferState::request(Access mode, RowRange r) {
 void BufferState::release() {
   std::lock_guard lock(mutex);
   if (holds_.size() == 1) {
+    const HostHold ended = holds_.front();
     holds_.clear();
+    if (access_writes(ended.mode)) note_host_write_ended(ended.rows);
     return;
   }
   if (holds_.empty())
@@ -135,6 +147,7 @@ void BufferState::release(Access mode, RowRange r) {
                 ") matches no host hold (" + std::to_string(holds_.size()) +
                 " held); release once per request, with the mode and rows given to request");
   holds_.erase(it);
+  if (access_writes(mode)) note_host_write_ended(r);
 }
 
 RowRanges BufferState::valid_rows(std::size_t space) const {

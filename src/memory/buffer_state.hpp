@@ -6,6 +6,7 @@
 
 #include "memory_core.hpp"
 
+#include <atomic>
 #include <tessera/device/stream.hpp>
 #include <tessera/memory/access.hpp>
 #include <tessera/memory/row_ranges.hpp>
@@ -66,6 +67,8 @@ class BufferState : public std::enable_shared_from_this<BufferState> {
   RowRanges valid_rows(std::size_t space) const;
   bool has_replica(std::size_t space) const;
   TransferStats transferred() const;
+  /// Buffer::host_if_sole.
+  void* host_if_sole() const noexcept { return host_sole_.load(std::memory_order_acquire); }
 
   // For MemoryCore's eviction, with `mutex` held by the evicting thread.
   /// No access in flight on the replica and no host hold: nothing would notice it vanish.
@@ -114,9 +117,16 @@ class BufferState : public std::enable_shared_from_this<BufferState> {
   void record(Replica& replica, RowRange r, const Event& done, Stream* stream, bool writes);
   void keep_alive_until(Stream& stream);
 
+  /// Under `mutex`, when a host write of `r` has ended: marks the host replica the sole valid
+  /// copy when it is (every row written, nothing else in flight or held, no other replica valid).
+  void note_host_write_ended(RowRange r);
+
   std::vector<AccessInFlight> in_flight_;
   std::vector<HostHold> holds_;  // host readers share rows; a host writer has them alone
   TransferStats transferred_;
+  // The host replica while it is the only valid copy and only host work has touched the buffer
+  // since a host write of every row; cleared by any device access or host request.
+  std::atomic<void*> host_sole_{nullptr};
 };
 
 }  // namespace tessera::detail

@@ -162,10 +162,6 @@ void TaskRuntimeImpl::grant_hold(TaskState* t) {
     complete(t, nullptr);  // a refused request holds nothing back
     return;
   }
-  if (access_writes(mode)) {
-    o.host_data.store(base, std::memory_order_relaxed);
-    o.host_exclusive.store(true, std::memory_order_release);
-  }
   // Once granted, the host may release() at once (before its future is even ready), and with
   // that drop the last other reference: keep the hold, and the promise inside `deliver`, alive
   // until this thread is done with them.
@@ -182,8 +178,8 @@ void TaskRuntimeImpl::copy_out(TaskState* t) {
   ObjectState& o = *t->args[0].object;
   const std::size_t bytes = o.buffer.bytes();
   try {
-    if (o.host_exclusive.load(std::memory_order_acquire)) {
-      std::memcpy(c->destination, o.host_data.load(std::memory_order_relaxed), bytes);
+    if (const void* sole = o.buffer.host_if_sole()) {
+      std::memcpy(c->destination, sole, bytes);
       t->device = &devices.host();
       complete(t, nullptr);
       return;
@@ -248,19 +244,15 @@ void TaskRuntimeImpl::copy_in(TaskState* t) {
   try {
     if (c->to_accelerator) {
       // One copy, user memory to device: the host copy is neither written nor allocated.
-      o.host_exclusive.store(false, std::memory_order_release);
       copy_on_device(t, accelerator_space_for(o), CopyDirection::host_to_device, const_cast<void*>(c->source));
       return;
     }
-    if (o.host_exclusive.load(std::memory_order_acquire)) {
-      std::memcpy(o.host_data.load(std::memory_order_relaxed), c->source, bytes);
+    if (void* sole = o.buffer.host_if_sole()) {
+      std::memcpy(sole, c->source, bytes);
     } else {
       void* to = o.buffer.prepare(0, *host_stream, Access::write);
       std::memcpy(to, c->source, bytes);
       o.buffer.finish(0, *host_stream, Access::write);
-      // As after a CPU task that writes: the host copy is the only valid one.
-      o.host_data.store(to, std::memory_order_relaxed);
-      o.host_exclusive.store(true, std::memory_order_release);
     }
     t->device = &devices.host();
   } catch (...) {

@@ -23,8 +23,10 @@ void TaskRuntimeImpl::run_kernel_on_host(TaskState* t) {
   try {
     for (std::size_t i = 0; i < t->num_args; ++i) {
       ObjectState& o = *t->args[i].object;
-      if (o.host_exclusive.load(std::memory_order_acquire)) {
-        t->ptrs[i] = o.host_data.load(std::memory_order_relaxed);
+      // While the host copy is the only valid one, the Buffer's bookkeeping would change
+      // nothing: the task's dependencies already keep conflicting work apart.
+      if (void* sole = o.buffer.host_if_sole()) {
+        t->ptrs[i] = sole;
       } else {
         t->ptrs[i] = o.buffer.prepare(0, *host_stream, t->args[i].mode);
         via_buffer |= bit(i);
@@ -41,11 +43,6 @@ void TaskRuntimeImpl::run_kernel_on_host(TaskState* t) {
     ObjectState& o = *t->args[i].object;
     try {
       o.buffer.finish(0, *host_stream, t->args[i].mode);
-      if (access_writes(t->args[i].mode)) {
-        // The host replica is now the only valid one: later CPU tasks may skip the Buffer.
-        o.host_data.store(t->ptrs[i], std::memory_order_relaxed);
-        o.host_exclusive.store(true, std::memory_order_release);
-      }
     } catch (...) {
       if (!error) error = task_failure(*t, std::current_exception());
     }
@@ -74,9 +71,7 @@ void TaskRuntimeImpl::issue(TaskState* t, DeviceLane& lane) {
     Event done = tessera::submit(s, {}, [&](Stream&) {
       StreamAccesses prepared(space, s);
       for (std::size_t i = 0; i < t->num_args; ++i) {
-        ObjectState& o = *t->args[i].object;
-        o.host_exclusive.store(false, std::memory_order_release);
-        t->ptrs[i] = prepared.prepare(o.buffer, t->args[i].mode);
+        t->ptrs[i] = prepared.prepare(t->args[i].object->buffer, t->args[i].mode);
       }
       launch_on_stream(s, [t] { return t->name; },
                        [t, &d, &s] {  // a sim device: the kernel runs on its stream's thread, in stream order

@@ -4,3 +4,8 @@
 float odr_test::double_twice_and_sum_cuda(tessera::Executor& ex, tessera::Tensor<float, 1>& t) {
   return double_twice_and_sum(ex, t);
 }
+
+std::vector<float> odr_test::double_by_task_cuda(tessera::TaskRuntime& rt, std::vector<float> values,
+                                                 tessera::TaskKind kind) {
+  return double_by_task(rt, std::move(values), kind);
+}

@@ -56,4 +56,35 @@ TEST(CudaOdr, OnAGpuTheCuUserLaunchesAndTheCppUserRefuses) {
   }
 }
 
+std::vector<float> ramp() {
+  std::vector<float> v(n);
+  for (std::size_t i = 0; i < n; ++i) v[i] = static_cast<float>(i + 1);
+  return v;
+}
+
+std::vector<float> doubled(std::vector<float> v) {
+  for (float& x : v) x *= 2.0f;
+  return v;
+}
+
+TEST(CudaOdr, BothKernelTaskUsersRunOnTheHost) {
+  DeviceSet devices = DeviceSet::select("host");
+  TaskRuntime rt(devices);
+  EXPECT_EQ(odr_test::double_by_task_host(rt, ramp(), TaskKind::cpu), doubled(ramp()));
+  EXPECT_EQ(odr_test::double_by_task_cuda(rt, ramp(), TaskKind::cpu), doubled(ramp()));
+}
+
+TEST(CudaOdr, OnAGpuTheCuKernelTaskLaunchesAndTheCppOneRefuses) {
+  SKIP_WITHOUT_GPU();
+  DeviceSet devices = DeviceSet::cuda(tessera_test::small_cuda_options());
+  TaskRuntime rt(devices);
+  EXPECT_EQ(odr_test::double_by_task_cuda(rt, ramp(), TaskKind::gpu), doubled(ramp()));
+  try {
+    (void)odr_test::double_by_task_host(rt, ramp(), TaskKind::gpu);
+    ADD_FAILURE() << "the .cpp kernel_task ran on the GPU: its TaskOf was replaced by the nvcc one at link time";
+  } catch (const TaskError& e) {
+    EXPECT_NE(std::string(e.what()).find("nvcc"), std::string::npos) << e.what();
+  }
+}
+
 }  // namespace

@@ -118,6 +118,15 @@ class Buffer {
   /// Bytes this buffer has had copied, by direction.
   TransferStats bytes_transferred() const;
 
+  /// The host replica's base while it is the only valid copy of every row: since a host write
+  /// of every row ended (finish or release), nothing has prepared the buffer on a device or
+  /// requested it. nullptr otherwise (and for a moved-from handle). For a front end that orders
+  /// its own accesses (the task runtime: its dependencies keep conflicting work apart) and may
+  /// then skip the bookkeeping on the host, which would change nothing; others use request.
+  ///
+  ///   if (void* p = b.host_if_sole()) read(p); else { void* q = b.prepare(0, s, mode); read(q); b.finish(0, s, mode); }
+  void* host_if_sole() const noexcept;
+
  private:
   detail::BufferState& state() const;
   std::shared_ptr<detail::BufferState> state_;

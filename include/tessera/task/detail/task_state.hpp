@@ -83,12 +83,6 @@ struct ObjectState {
   // and need not take the lock to find out.
   std::atomic<const TaskState*> newest_access{nullptr};
 
-  // Set once the host replica is the only valid one (after a host write): CPU tasks then use
-  // `host_data` directly and skip the Buffer's bookkeeping, which would change nothing. Tasks
-  // are ordered by their dependencies, so nothing else touches the object meanwhile; any device
-  // access clears it first.
-  std::atomic<bool> host_exclusive{false};
-  std::atomic<void*> host_data{nullptr};
 };
 
 using ObjectRef = std::shared_ptr<ObjectState>;
