@@ -82,7 +82,9 @@ void TaskRuntimeImpl::issue(TaskState* t, DeviceLane& lane) {
                            t->error = task_failure(*t, std::current_exception());
                          }
                        },
-                       [&](void*) { t->launch_cuda(TaskContext(d, s, nullptr, t->name, t->grid, t->shared_bytes), t->ptrs); });
+                       [&](void*) {
+                         t->launch_cuda(TaskContext(d, s, nullptr, t->name, t->grid, t->shared_bytes), t->ptrs);
+                       });
       prepared.finish();
     }, [this, t] { complete(t, nullptr); });
     if (!options.separate_copy_streams) {

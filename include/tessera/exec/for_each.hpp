@@ -140,7 +140,9 @@ std::optional<Event> launch_block(Executor* executor, const ExecOptions& options
 
   if (runs_on_device(first, b, options)) {
     const std::size_t space = first.space(b);
-    auto work = [&] { return std::string(what) + ": block " + std::to_string(b) + " of tensor '" + first.name() + "'"; };
+    auto work = [&] {
+      return std::string(what) + ": block " + std::to_string(b) + " of tensor '" + first.name() + "'";
+    };
     return submit(block_stream(first, b), {}, [&](Stream& stream) {
       StreamAccesses prepared(space, stream);
       auto prepare = [&](auto& a) {
@@ -153,12 +155,14 @@ std::optional<Event> launch_block(Executor* executor, const ExecOptions& options
       launch_on_stream(
           stream, [&] { return first.name() + " kernel"; },
           [options, launch, n, kernel, block_args]() mutable {
+            // D and `shared` are named again: GCC does not see them through two lambdas.
+            constexpr std::size_t rank = std::remove_cvref_t<decltype(n)>::rank;
             std::apply(
                 [&](const auto&... ba) {
                   if constexpr (any_in_shared<A...>())
-                    run_block_on_cpu_shared<std::remove_cvref_t<decltype(n)>::rank>(nullptr, options, launch, n, kernel, ba...);
+                    run_block_on_cpu_shared<rank>(nullptr, options, launch, n, kernel, ba...);
                   else
-                    run_block_on_cpu<std::remove_cvref_t<decltype(n)>::rank>(nullptr, options, launch, n, kernel, ba...);
+                    run_block_on_cpu<rank>(nullptr, options, launch, n, kernel, ba...);
                 },
                 block_args);
           },

@@ -124,7 +124,8 @@ class Buffer {
   /// its own accesses (the task runtime: its dependencies keep conflicting work apart) and may
   /// then skip the bookkeeping on the host, which would change nothing; others use request.
   ///
-  ///   if (void* p = b.host_if_sole()) read(p); else { void* q = b.prepare(0, s, mode); read(q); b.finish(0, s, mode); }
+  ///   void* p = b.host_if_sole();
+  ///   if (p == nullptr) p = b.prepare(0, host_stream, mode);  // and finish after the work
   void* host_if_sole() const noexcept;
 
  private:

@@ -40,7 +40,8 @@ void launch_groups_on_cuda(void* native_stream, const Device& device, const std:
   const dim3 threads(unsigned(grid.items.x), unsigned(grid.items.y), unsigned(grid.items.z));
   group_kernel_entry<<<blocks, threads, shared_bytes, static_cast<cudaStream_t>(native_stream)>>>(kernel, grid.groups,
                                                                                                grid.items, args...);
-  if (cudaError_t e = cudaGetLastError(); e != cudaSuccess) throw_cuda_launch_error(work, device, cudaGetErrorString(e));
+  if (cudaError_t e = cudaGetLastError(); e != cudaSuccess)
+    throw_cuda_launch_error(work, device, cudaGetErrorString(e));
 }
 
 #endif
