@@ -14,6 +14,12 @@ PREFIX ?= /usr/local
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 BUILD := build/$(PRESET)
 
+# ccache (scripts/install-deps installs it; CMakeLists.txt uses it when found) hits across
+# checkouts in different folders, as CI's fresh clone is: paths below this folder are hashed
+# relative to it, and the build folder is not hashed into debug builds.
+export CCACHE_BASEDIR ?= $(CURDIR)
+export CCACHE_NOHASHDIR ?= 1
+
 .PHONY: all deps configure build demo test bench asan tsan cuda-build install clean
 
 all: build
