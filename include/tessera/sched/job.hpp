@@ -10,7 +10,7 @@ namespace tessera {
 
 class Executor;
 
-/// Derive from Job, or hold one, and pass it to Executor::schedule: `run(job)` is then called
+/// Derive from Job and pass the object to Executor::schedule: `run(job)` is then called
 /// once on a worker of the job's kind (cpu: any worker; gpu: a GPU-priority worker, which keeps
 /// device submission off the CPU workers' queues). The owner keeps the object alive until it has
 /// run and tracks its completion itself; a Job may be scheduled again once it has run.
