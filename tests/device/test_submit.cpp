@@ -10,6 +10,7 @@
 #include <atomic>
 #include <chrono>
 #include <future>
+#include <latch>
 #include <stdexcept>
 #include <thread>
 #include <vector>
@@ -85,4 +86,19 @@ TEST(Submit, NothingToDoStillGivesAnEventAndACompletion) {
   completed.get_future().get();
   e.synchronize();
   EXPECT_TRUE(e.ready());
+}
+
+TEST(Submit, DocsExample) {
+  auto devices = DeviceSet::select("sim:1:16MiB");
+  Stream& stream = devices.accelerator(0).compute_stream(0);
+  std::atomic<int> sum{0};
+  std::latch done(1);
+  // DOC submit begin
+  tessera::Event e = tessera::submit(stream, {}, [&](tessera::Stream& s) {
+    s.enqueue_host([&] { sum += 42; }, "kernel");  // a sim device runs it on its stream's thread
+  }, [&] { done.count_down(); });
+  // DOC submit end
+  done.wait();
+  e.synchronize();
+  EXPECT_EQ(sum.load(), 42);
 }

@@ -79,4 +79,18 @@ TEST(ExecutorSchedule, TasksQueuedFromAWorkerRun) {
   for (auto& r : runs) EXPECT_EQ(r.load(), 1);
 }
 
+TEST(ExecutorSchedule, DocsExample) {
+  tessera::Executor executor;
+  // DOC job begin
+  struct Hello : tessera::Job {
+    std::atomic<int> runs{0};
+    Hello() : Job([](tessera::Job& self) { static_cast<Hello&>(self).runs.fetch_add(1); }) {}
+  } hello;
+  executor.schedule(hello);
+  // DOC job end
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (hello.runs.load() == 0 && std::chrono::steady_clock::now() < deadline) std::this_thread::yield();
+  EXPECT_EQ(hello.runs.load(), 1);
+}
+
 }  // namespace
