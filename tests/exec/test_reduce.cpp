@@ -57,6 +57,32 @@ TEST_P(Reduce, SumMaxAndMinMatchASequentialPass) {
   }
 }
 
+TEST_P(Reduce, OneNanCellMakesMaxAndMinNanWhereverItIs) {
+  const Extent<2> n{37, 29};
+  std::vector<double> v(n.volume());
+  for (std::size_t i = 0; i < v.size(); ++i) v[i] = std::sin(static_cast<double>(i));
+  // First site, last site, and a middle one, so the NaN is met first, last or between in every
+  // block order and partitioning; CUB's block reduction on a GPU combines in yet another order.
+  for (std::size_t at : {std::size_t{0}, v.size() - 1, v.size() / 2 + 3}) {
+    std::vector<double> w = v;
+    w[at] = std::numeric_limits<double>::quiet_NaN();
+    for (Extent<2> parts : {Extent<2>{1, 1}, Extent<2>{1, 4}, Extent<2>{3, 2}}) {
+      TensorOptions<2> o;
+      o.partitions = parts;
+      Tensor<double, 2> t(memory(), n, o.named("t"));
+      t.fill_from(w.data());
+      ReductionResult<double> hi, lo;
+      reduce(ex, t, hi, Max{});
+      reduce(ex, t, lo, Min{});
+      EXPECT_TRUE(std::isnan(hi.value())) << "NaN at " << at << " dropped by Max: " << hi.value();
+      EXPECT_TRUE(std::isnan(lo.value())) << "NaN at " << at << " dropped by Min: " << lo.value();
+    }
+  }
+  // Integers have no NaN: the reducers are unchanged for them.
+  EXPECT_EQ(Max{}(3, 7), 7);
+  EXPECT_EQ(Min{}(3, 7), 3);
+}
+
 template <typename T, typename S = Owned>
 struct Body : Record<S, Vector<T, 3>, T> {
   TESSERA_RECORD(Body)

@@ -51,6 +51,17 @@ using limits = std::numeric_limits<T>;
 #endif
 }  // namespace detail
 
+namespace detail {
+/// Whether `x` is a NaN; false for types that have none.
+template <typename T>
+TESSERA_HOST_DEVICE constexpr bool is_nan(const T& x) noexcept {
+  if constexpr (std::is_floating_point_v<T>)
+    return x != x;
+  else
+    return false;
+}
+}  // namespace detail
+
 /// a + b, from 0.
 struct Sum {
   template <typename T>
@@ -62,7 +73,9 @@ struct Sum {
     return a + b;
   }
 };
-/// The larger, from the lowest value of T.
+/// The larger, from the lowest value of T. A NaN anywhere makes the result NaN (IEEE 754-2019
+/// `maximum`, not `std::fmax`, which drops it): a field with one NaN cell must not reduce to a
+/// plausible number, whichever block or order the NaN is met in.
 struct Max {
   template <typename T>
   TESSERA_HOST_DEVICE static constexpr T identity() noexcept {
@@ -70,10 +83,10 @@ struct Max {
   }
   template <typename T>
   TESSERA_HOST_DEVICE constexpr T operator()(const T& a, const T& b) const noexcept {
-    return a < b ? b : a;
+    return a < b || detail::is_nan(b) ? b : a;
   }
 };
-/// The smaller, from the largest value of T.
+/// The smaller, from the largest value of T. A NaN anywhere makes the result NaN, as for Max.
 struct Min {
   template <typename T>
   TESSERA_HOST_DEVICE static constexpr T identity() noexcept {
@@ -81,7 +94,7 @@ struct Min {
   }
   template <typename T>
   TESSERA_HOST_DEVICE constexpr T operator()(const T& a, const T& b) const noexcept {
-    return b < a ? b : a;
+    return b < a || detail::is_nan(b) ? b : a;
   }
 };
 
