@@ -73,18 +73,16 @@ void TaskRuntimeImpl::issue(TaskState* t, DeviceLane& lane) {
       for (std::size_t i = 0; i < t->num_args; ++i) {
         t->ptrs[i] = prepared.prepare(t->args[i].object->buffer, t->args[i].mode);
       }
+      const TaskContext ctx(d, s, nullptr, t->name, t->grid, t->shared_bytes);
       launch_on_stream(s, [t] { return t->name; },
-                       [t, &d, &s] {  // a sim device: the kernel runs on its stream's thread, in stream order
+                       [t, ctx] {  // a sim device: the kernel runs on its stream's thread, in stream order
                          try {
-                           const TaskContext c(d, s, nullptr, t->name, t->grid, t->shared_bytes);
-                           t->run_host(c, t->ptrs);
+                           t->run_host(ctx, t->ptrs);
                          } catch (...) {
                            t->error = task_failure(*t, std::current_exception());
                          }
                        },
-                       [&](void*) {
-                         t->launch_cuda(TaskContext(d, s, nullptr, t->name, t->grid, t->shared_bytes), t->ptrs);
-                       });
+                       [&](void*) { t->launch_cuda(ctx, t->ptrs); });
       prepared.finish();
     }, [this, t] { complete(t, nullptr); });
     if (!options.separate_copy_streams) {

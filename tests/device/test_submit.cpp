@@ -28,7 +28,9 @@ TEST(Submit, CompletionComesAfterTheWorkHasRun) {
       ran.store(1);
     }, "slow work");
   }, [&] { completed.set_value(ran.load()); });
-  EXPECT_EQ(completed.get_future().get(), 1) << "on_complete ran before the work it completes";
+  std::future<int> f = completed.get_future();
+  ASSERT_EQ(f.wait_for(std::chrono::seconds(10)), std::future_status::ready) << "on_complete never ran";
+  EXPECT_EQ(f.get(), 1) << "on_complete ran before the work it completes";
   done.synchronize();
   EXPECT_TRUE(done.ready());
 }
@@ -78,13 +80,19 @@ TEST(Submit, AFailureDrainsWhatWasEnqueuedAndSkipsCompletion) {
   EXPECT_FALSE(completed.load()) << "on_complete ran for work that failed to submit";
 }
 
-TEST(Submit, NothingToDoStillGivesAnEventAndACompletion) {
+TEST(Submit, AnEmptySubmissionStillCompletesInStreamOrder) {
   auto devices = DeviceSet::select("sim:1:16MiB");
   Stream& s = devices.accelerator(0).compute_stream(0);
-  std::promise<void> completed;
-  Event e = submit(s, {}, [](Stream&) {}, [&] { completed.set_value(); });
-  completed.get_future().get();
-  e.synchronize();
+  std::atomic<bool> earlier_ran{false};
+  s.enqueue_host([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    earlier_ran.store(true);
+  }, "queued earlier");
+  std::promise<bool> completed;  // whether the earlier work had run when completion came
+  Event e = submit(s, {}, [](Stream&) {}, [&] { completed.set_value(earlier_ran.load()); });
+  std::future<bool> f = completed.get_future();
+  ASSERT_EQ(f.wait_for(std::chrono::seconds(10)), std::future_status::ready) << "no completion for empty work";
+  EXPECT_TRUE(f.get()) << "an empty submission completed before the work queued ahead of it";
   EXPECT_TRUE(e.ready());
 }
 
