@@ -5,9 +5,9 @@
 // rate 1 (Ludwig's `ghost_modes off`), so f leaves as its hydrodynamic projection.
 //
 // One source for both front ends: the targetDP kernel calls it with W = VVL lanes over a chunk
-// of sites (each statement is a loop over the lanes, which the compiler vectorises across
-// sites, targetDP's ILP), and the Tensor kernel calls it with W = 1 at one site. Per lane the
-// operations and their order are the same, so the two give the same bits.
+// of sites (the loop over lanes is targetDP's ILP loop, which the compiler vectorises across
+// sites), and the Tensor kernel calls it with W = 1 at one site. Per lane the operations and
+// their order are the same, so the two give the same bits.
 //
 // The operation order follows Ludwig's collision (apps/lb/README.md, "Numerics").
 
@@ -16,10 +16,19 @@
 #include <tessera/core/host_device.hpp>
 #include <tessera/core/unrolled_for.hpp>
 
-#if defined(__CUDACC__)
+// The lane loops: `omp simd` for CPUs (the host compiler, and nvcc's host pass), `unroll` in
+// nvcc's device pass, where gcc's `omp simd` means nothing and `unroll` is unknown to gcc.
+#if defined(__CUDA_ARCH__)
 #define LB_LANES _Pragma("unroll")
 #else
 #define LB_LANES _Pragma("omp simd")
+#endif
+// Every lambda of a lane's body inlined, so the lane loop sees straight-line code and
+// vectorises across sites (nvcc inlines device lambdas on its own).
+#if defined(__CUDACC__)
+#define TESSERA_LAMBDA_INLINE
+#else
+#define TESSERA_LAMBDA_INLINE __attribute__((always_inline))
 #endif
 
 namespace lb {
@@ -49,145 +58,140 @@ TESSERA_HOST_DEVICE TESSERA_FORCE_INLINE void add_scaled(double& x, double y) {
 }
 }  // namespace detail
 
-/// Collides the W lanes of `site` (the first `nv` of them). `Site` gives, per lane v:
-/// `f(p, v)` and `g(p, v)` (references to the populations), `phi(v)`, `grad(a, v)`,
-/// `delsq(v)` (the order parameter and its gradients at the start of the step) and
-/// `u(a, v)` (where the velocity goes).
-template <int W, class Site>
-TESSERA_HOST_DEVICE TESSERA_FORCE_INLINE void binary_collision(Site& site, int nv, const CollisionParameters& k) {
+/// Collides lane v of `site`: straight-line code (every loop over velocities and components is
+/// unrolled at compile time), so that a loop over lanes around it vectorises across sites with
+/// every intermediate in a vector register.
+template <class Site>
+TESSERA_HOST_DEVICE TESSERA_FORCE_INLINE void binary_collision_lane(Site& site, int v, const CollisionParameters& k) {
   using tessera::unrolled_for;
   constexpr double r3 = 1.0 / 3.0;
-  double rho[W], j[3][W], s[6][W];
 
   // Moments of f: density, momentum, second moment less cs2 rho.
-  LB_LANES for (int v = 0; v < nv; ++v) {
-    rho[v] = 0.0;
-    for (int a = 0; a < 3; ++a) j[a][v] = 0.0;
-    for (int m = 0; m < 6; ++m) s[m][v] = 0.0;
-  }
-  unrolled_for<nvel>([&](auto P) {
+  double rho = 0.0, j[3] = {0.0, 0.0, 0.0}, s[6] = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
+  unrolled_for<nvel>([&](auto P) TESSERA_LAMBDA_INLINE {
     constexpr int p = static_cast<int>(P);
     constexpr double qxx = qab(p, 0, 0), qyy = qab(p, 1, 1), qzz = qab(p, 2, 2);
-    LB_LANES for (int v = 0; v < nv; ++v) {
-      const double fp = site.f(p, v);
-      rho[v] += fp;
-      detail::add_scaled<cv[p][0]>(j[0][v], fp);
-      detail::add_scaled<cv[p][1]>(j[1][v], fp);
-      detail::add_scaled<cv[p][2]>(j[2][v], fp);
-      s[0][v] += fp * qxx;
-      detail::add_scaled<cv[p][0] * cv[p][1]>(s[1][v], fp);
-      detail::add_scaled<cv[p][0] * cv[p][2]>(s[2][v], fp);
-      s[3][v] += fp * qyy;
-      detail::add_scaled<cv[p][1] * cv[p][2]>(s[4][v], fp);
-      s[5][v] += fp * qzz;
-    }
+    const double fp = site.f(p, v);
+    rho += fp;
+    detail::add_scaled<cv[p][0]>(j[0], fp);
+    detail::add_scaled<cv[p][1]>(j[1], fp);
+    detail::add_scaled<cv[p][2]>(j[2], fp);
+    s[0] += fp * qxx;
+    detail::add_scaled<cv[p][0] * cv[p][1]>(s[1], fp);
+    detail::add_scaled<cv[p][0] * cv[p][2]>(s[2], fp);
+    s[3] += fp * qyy;
+    detail::add_scaled<cv[p][1] * cv[p][2]>(s[4], fp);
+    s[5] += fp * qzz;
   });
 
-  double u[3][W], phi[W], mu[W];
-  LB_LANES for (int v = 0; v < nv; ++v) {
-    const double rrho = 1.0 / rho[v];
-    for (int a = 0; a < 3; ++a) {
-      u[a][v] = rrho * j[a][v];
-      site.u(a, v) = u[a][v];
-    }
-    const double ph = site.phi(v), d2 = site.delsq(v);
-    const double gx = site.grad(0, v), gy = site.grad(1, v), gz = site.grad(2, v);
-    phi[v] = ph;
-    mu[v] = k.a * ph + k.b * ph * ph * ph - k.kappa * d2;
+  const double rrho = 1.0 / rho;
+  const double u[3] = {rrho * j[0], rrho * j[1], rrho * j[2]};
+  unrolled_for<3>([&](auto A) TESSERA_LAMBDA_INLINE { site.u(static_cast<int>(A), v) = u[A]; });
+  const double ph = site.phi(v), d2 = site.delsq(v);
+  const double gr[3] = {site.grad(0, v), site.grad(1, v), site.grad(2, v)};
+  const double mu = k.a * ph + k.b * ph * ph * ph - k.kappa * d2;
 
-    // The equilibrium stress: rho u u plus the symmetric free energy's pressure tensor.
-    const double p0 = 0.5 * k.a * ph * ph + 0.75 * k.b * ph * ph * ph * ph - k.kappa * ph * d2 -
-                      0.5 * k.kappa * (gx * gx + gy * gy + gz * gz);
-    const double grad_v[3] = {gx, gy, gz};
-    double seq[6];
-    for (int a = 0; a < 3; ++a)
-      for (int b = a; b < 3; ++b) {
-        const double flow = rho[v] * u[a][v] * u[b][v];
-        seq[sym(a, b)] = (a == b ? flow + p0 : flow) + k.kappa * grad_v[a] * grad_v[b];
+  // The equilibrium stress: rho u u plus the symmetric free energy's pressure tensor.
+  const double p0 = 0.5 * k.a * ph * ph + 0.75 * k.b * ph * ph * ph * ph - k.kappa * ph * d2 -
+                    0.5 * k.kappa * (gr[0] * gr[0] + gr[1] * gr[1] + gr[2] * gr[2]);
+  double seq[6];
+  unrolled_for<3>([&](auto A) TESSERA_LAMBDA_INLINE {
+    unrolled_for<3>([&](auto B) TESSERA_LAMBDA_INLINE {
+      constexpr int a = static_cast<int>(A), b = static_cast<int>(B);
+      if constexpr (a <= b) {
+        const double flow = rho * u[a] * u[b];
+        seq[sym(a, b)] = (a == b ? flow + p0 : flow) + k.kappa * gr[a] * gr[b];
       }
+    });
+  });
 
-    // Relax the traceless part at the shear rate and the trace at the bulk rate.
-    double trs = s[0][v] + s[3][v] + s[5][v];
-    const double trq = seq[0] + seq[3] + seq[5];
-    for (int a = 0; a < 3; ++a) {
-      s[sym(a, a)][v] -= r3 * trs;
-      seq[sym(a, a)] -= r3 * trq;
-    }
-    trs = trs - k.rtau_bulk * (trs - trq);
-    for (int m = 0; m < 6; ++m) s[m][v] -= k.rtau_shear * (s[m][v] - seq[m]);
-    for (int a = 0; a < 3; ++a) s[sym(a, a)][v] += r3 * trs;
-  }
+  // Relax the traceless part at the shear rate and the trace at the bulk rate.
+  double trs = s[0] + s[3] + s[5];
+  const double trq = seq[0] + seq[3] + seq[5];
+  unrolled_for<3>([&](auto A) TESSERA_LAMBDA_INLINE {
+    s[sym(A, A)] -= r3 * trs;
+    seq[sym(A, A)] -= r3 * trq;
+  });
+  trs = trs - k.rtau_bulk * (trs - trq);
+  unrolled_for<6>([&](auto M) TESSERA_LAMBDA_INLINE { s[M] -= k.rtau_shear * (s[M] - seq[M]); });
+  unrolled_for<3>([&](auto A) TESSERA_LAMBDA_INLINE { s[sym(A, A)] += r3 * trs; });
 
   // f from its hydrodynamic modes: w_p (rho + 3 j.c_p + 4.5 S:q_p); the ghosts are zero.
-  unrolled_for<nvel>([&](auto P) {
+  unrolled_for<nvel>([&](auto P) TESSERA_LAMBDA_INLINE {
     constexpr int p = static_cast<int>(P);
     constexpr double weight = wv[p];
-    LB_LANES for (int v = 0; v < nv; ++v) {
-      double jc = 0.0;
-      detail::add_scaled<cv[p][0]>(jc, j[0][v]);
-      detail::add_scaled<cv[p][1]>(jc, j[1][v]);
-      detail::add_scaled<cv[p][2]>(jc, j[2][v]);
-      double sq = 0.0;
-      unrolled_for<3>([&](auto A) {
-        unrolled_for<3>([&](auto B) {
-          constexpr int a = static_cast<int>(A), b = static_cast<int>(B);
-          [[maybe_unused]] constexpr double qaa = qab(p, a, a);
-          if constexpr (a == b)
-            sq += s[sym(a, a)][v] * qaa;
-          else
-            detail::add_scaled<cv[p][a] * cv[p][b]>(sq, s[sym(a, b)][v]);
-        });
+    double jc = 0.0;
+    detail::add_scaled<cv[p][0]>(jc, j[0]);
+    detail::add_scaled<cv[p][1]>(jc, j[1]);
+    detail::add_scaled<cv[p][2]>(jc, j[2]);
+    double sq = 0.0;
+    unrolled_for<3>([&](auto A) TESSERA_LAMBDA_INLINE {
+      unrolled_for<3>([&](auto B) TESSERA_LAMBDA_INLINE {
+        constexpr int a = static_cast<int>(A), b = static_cast<int>(B);
+        [[maybe_unused]] constexpr double qaa = qab(p, a, a);
+        if constexpr (a == b)
+          sq += s[sym(a, a)] * qaa;
+        else
+          detail::add_scaled<cv[p][a] * cv[p][b]>(sq, s[sym(a, b)]);
       });
-      site.f(p, v) = weight * (rho[v] + 3.0 * jc + 4.5 * sq);
-    }
+    });
+    site.f(p, v) = weight * (rho + 3.0 * jc + 4.5 * sq);
   });
 
   // The order parameter: its flux relaxes towards phi u, its second moment is phi u u + mu I.
-  double jp[3][W];
-  LB_LANES for (int v = 0; v < nv; ++v) {
-    for (int a = 0; a < 3; ++a) jp[a][v] = 0.0;
-  }
-  unrolled_for<nvel - 1>([&](auto P1) {
+  double jp[3] = {0.0, 0.0, 0.0};
+  unrolled_for<nvel - 1>([&](auto P1) TESSERA_LAMBDA_INLINE {
     constexpr int p = static_cast<int>(P1) + 1;
-    LB_LANES for (int v = 0; v < nv; ++v) {
-      const double gp = site.g(p, v);
-      detail::add_scaled<cv[p][0]>(jp[0][v], gp);
-      detail::add_scaled<cv[p][1]>(jp[1][v], gp);
-      detail::add_scaled<cv[p][2]>(jp[2][v], gp);
-    }
+    const double gp = site.g(p, v);
+    detail::add_scaled<cv[p][0]>(jp[0], gp);
+    detail::add_scaled<cv[p][1]>(jp[1], gp);
+    detail::add_scaled<cv[p][2]>(jp[2], gp);
   });
-  double sp[6][W];
-  LB_LANES for (int v = 0; v < nv; ++v) {
-    for (int a = 0; a < 3; ++a)
-      for (int b = a; b < 3; ++b) {
-        const double flow = phi[v] * u[a][v] * u[b][v];
-        sp[sym(a, b)][v] = a == b ? flow + mu[v] : flow;
+  double sp[6];
+  unrolled_for<3>([&](auto A) TESSERA_LAMBDA_INLINE {
+    unrolled_for<3>([&](auto B) TESSERA_LAMBDA_INLINE {
+      constexpr int a = static_cast<int>(A), b = static_cast<int>(B);
+      if constexpr (a <= b) {
+        const double flow = ph * u[a] * u[b];
+        sp[sym(a, b)] = a == b ? flow + mu : flow;
       }
-    for (int a = 0; a < 3; ++a) jp[a][v] = jp[a][v] - k.rtau2 * (jp[a][v] - phi[v] * u[a][v]);
-  }
-  unrolled_for<nvel>([&](auto P) {
+    });
+  });
+  unrolled_for<3>([&](auto A) TESSERA_LAMBDA_INLINE { jp[A] = jp[A] - k.rtau2 * (jp[A] - ph * u[A]); });
+  unrolled_for<nvel>([&](auto P) TESSERA_LAMBDA_INLINE {
     constexpr int p = static_cast<int>(P);
     constexpr double weight = wv[p];
-    LB_LANES for (int v = 0; v < nv; ++v) {
-      double jc = 0.0;
-      detail::add_scaled<cv[p][0]>(jc, jp[0][v]);
-      detail::add_scaled<cv[p][1]>(jc, jp[1][v]);
-      detail::add_scaled<cv[p][2]>(jc, jp[2][v]);
-      double sq = 0.0;
-      unrolled_for<3>([&](auto A) {
-        unrolled_for<3>([&](auto B) {
-          constexpr int a = static_cast<int>(A), b = static_cast<int>(B);
-          [[maybe_unused]] constexpr double qaa = qab(p, a, a);
-          if constexpr (a == b)
-            sq += sp[sym(a, a)][v] * qaa;
-          else
-            detail::add_scaled<cv[p][a] * cv[p][b]>(sq, sp[sym(a, b)][v]);
-        });
+    double jc = 0.0;
+    detail::add_scaled<cv[p][0]>(jc, jp[0]);
+    detail::add_scaled<cv[p][1]>(jc, jp[1]);
+    detail::add_scaled<cv[p][2]>(jc, jp[2]);
+    double sq = 0.0;
+    unrolled_for<3>([&](auto A) TESSERA_LAMBDA_INLINE {
+      unrolled_for<3>([&](auto B) TESSERA_LAMBDA_INLINE {
+        constexpr int a = static_cast<int>(A), b = static_cast<int>(B);
+        [[maybe_unused]] constexpr double qaa = qab(p, a, a);
+        if constexpr (a == b)
+          sq += sp[sym(a, a)] * qaa;
+        else
+          detail::add_scaled<cv[p][a] * cv[p][b]>(sq, sp[sym(a, b)]);
       });
-      const double gq = weight * (jc * 3.0 + sq * 4.5);
-      site.g(p, v) = p == 0 ? gq + phi[v] : gq;
-    }
+    });
+    const double gq = weight * (jc * 3.0 + sq * 4.5);
+    if constexpr (p == 0)
+      site.g(p, v) = gq + ph;
+    else
+      site.g(p, v) = gq;
   });
+}
+
+/// Collides the first `nv` of W lanes of `site`. `Site` gives, per lane v: `f(p, v)` and
+/// `g(p, v)` (references to the populations), `phi(v)`, `grad(a, v)`, `delsq(v)` (the order
+/// parameter and its gradients at the start of the step) and `u(a, v)` (where the velocity
+/// goes). The loop over lanes is the ILP loop: the compiler vectorises it across sites.
+template <int W, class Site>
+TESSERA_HOST_DEVICE TESSERA_FORCE_INLINE void binary_collision(Site& site, int nv, const CollisionParameters& k) {
+  LB_LANES for (int v = 0; v < nv; ++v) binary_collision_lane(site, v, k);
+  static_assert(W >= 1, "at least one lane");
 }
 
 }  // namespace lb

@@ -24,6 +24,37 @@ struct Vector3 : tessera::Record<S, tessera::Vector<double, 3>> {
   TESSERA_RECORD(Vector3)
 };
 
+// binary_collision's view of one site of the tensors.
+template <class F, class G, class Grad, class U>
+struct TensorSite {
+  F& fv;
+  G& gv;
+  Grad& gradv;
+  U& uv;
+  double phi_value;
+  double delsq_value;
+  TESSERA_HOST_DEVICE double& f(int p, int) { return fv.template get<0>()[static_cast<std::size_t>(p)]; }
+  TESSERA_HOST_DEVICE double& g(int p, int) { return gv.template get<0>()[static_cast<std::size_t>(p)]; }
+  TESSERA_HOST_DEVICE double phi(int) const { return phi_value; }
+  TESSERA_HOST_DEVICE double grad(int a, int) const { return gradv.template get<0>()[static_cast<std::size_t>(a)]; }
+  TESSERA_HOST_DEVICE double delsq(int) const { return delsq_value; }
+  TESSERA_HOST_DEVICE double& u(int a, int) { return uv.template get<0>()[static_cast<std::size_t>(a)]; }
+};
+
+/// The for_each kernel: binary_collision at one site of the f, g, phi, grad, delsq, u tensors.
+struct CollideKernel {
+  CollisionParameters k;
+  template <class F, class G, class Phi, class Grad, class Delsq, class U>
+  TESSERA_HOST_DEVICE void operator()(F f, G g, Phi phi, Grad grad, Delsq delsq, U u) const {
+    auto fv = *f;
+    auto gv = *g;
+    auto gradv = *grad;
+    auto uv = *u;
+    TensorSite<decltype(fv), decltype(gv), decltype(gradv), decltype(uv)> site{fv, gv, gradv, uv, *phi, *delsq};
+    binary_collision<1>(site, 1, k);
+  }
+};
+
 /// The per-site state of one collision over the interior of a lattice, in the SoA lattice
 /// arrays the targetDP solver uses (field q of site s at [q * nsites + s]).
 struct CollisionState {

@@ -67,9 +67,11 @@ TEST_P(LbTargets, HostAndSimTargetsGiveTheSameBitsForAWholeRun) {
   std::vector<lb::Snapshot> runs;
   for (const char* target : {"host", "sim:1", "sim:4"}) {
     targetInit(target);
-    lb::Solver solver(p);
-    for (int t = 0; t < 15; ++t) solver.step();
-    runs.push_back(solver.snapshot());
+    {
+      lb::Solver solver(p);
+      for (int t = 0; t < 15; ++t) solver.step();
+      runs.push_back(solver.snapshot());
+    }
     targetFinalize();
   }
   const lb::Geometry geo(p);

@@ -118,8 +118,10 @@ TEST(LbRegression, SpinodalLb2WithWallsMatchesLudwigsLogOnASimDevice) {
 TEST(LbRegression, TheWallsOfLb2HaveLudwigsNumberOfLinks) {
   targetInit("host");
   const lb::Parameters p = lb::read_input(std::string(LB_REGRESSION_DIR) + "/serial-spin-lb2.inp");
-  lb::Solver solver(p);
-  EXPECT_EQ(solver.num_wall_links(), 30336u);  // "Wall boundary links allocated: 30336"
+  {
+    lb::Solver solver(p);
+    EXPECT_EQ(solver.num_wall_links(), 30336u);  // "Wall boundary links allocated: 30336"
+  }
   targetFinalize();
 }
 
