@@ -6,6 +6,7 @@
 
 #include "target_state.hpp"
 
+#include <tessera/device/submit.hpp>
 #include <tessera/sched/executor.hpp>
 
 #include <fmt/format.h>
@@ -48,9 +49,11 @@ std::size_t chunk_count(std::size_t extent, int vvl) { return (extent + static_c
 
 void launch(std::size_t extent, int vvl, Kernel kernel, const char* where) {
   // Whatever happens, the arguments are released once: after the kernel ran, or now.
-  std::unique_ptr<void, void (*)(void*)> owned(kernel.args, kernel.release ? kernel.release : [](void*) {});
+  std::unique_ptr<void, void (*)(void*)> owned(
+      kernel.args, kernel.release ? kernel.release : [](void*) {});
   const char* name = where ? where : "kernel";
-  if (vvl <= 0) throw Failure(tdpErrorInvalidValue, fmt::format("TARGET_LAUNCH of {}: VVL is {}, not positive", name, vvl));
+  if (vvl <= 0)
+    throw Failure(tdpErrorInvalidValue, fmt::format("TARGET_LAUNCH of {}: VVL is {}, not positive", name, vvl));
   if (!kernel.run) throw Failure(tdpErrorInvalidValue, fmt::format("TARGET_LAUNCH of {}: the kernel is null", name));
   auto& state = TargetState::instance();
   tessera::Device& target = state.target();
@@ -81,20 +84,20 @@ void launch(std::size_t extent, int vvl, Kernel kernel, const char* where) {
     case DeviceKind::sim: {
       auto* args = owned.release();
       std::string label = name;
-      state.stream().enqueue_host(
-          [kernel = Kernel{kernel.run, args, kernel.release}, chunks, label]() mutable {
-            std::unique_ptr<void, void (*)(void*)> release(kernel.args,
-                                                           kernel.release ? kernel.release : [](void*) {});
-            try {
-              ShareScope scope(0, chunks, chunks);
-              kernel.run(kernel.args);
-            } catch (const std::exception& e) {
-              TargetState::instance().note_kernel_failure(fmt::format("kernel {} failed: {}", label, e.what()));
-            } catch (...) {
-              TargetState::instance().note_kernel_failure(fmt::format("kernel {} failed", label));
-            }
-          },
-          label);
+      auto work = [kernel = Kernel{kernel.run, args, kernel.release}, chunks, label]() mutable {
+        std::unique_ptr<void, void (*)(void*)> release(
+            kernel.args, kernel.release ? kernel.release : [](void*) {});
+        try {
+          ShareScope scope(0, chunks, chunks);
+          kernel.run(kernel.args);
+        } catch (const std::exception& e) {
+          TargetState::instance().note_kernel_failure(fmt::format("kernel {} failed: {}", label, e.what()));
+        } catch (...) {
+          TargetState::instance().note_kernel_failure(fmt::format("kernel {} failed", label));
+        }
+      };
+      // Through the one device submission path, as every front end's device work goes.
+      tessera::submit(state.stream(), {}, [&](tessera::Stream& s) { s.enqueue_host(std::move(work), label); });
       return;
     }
     case DeviceKind::cuda:
@@ -128,8 +131,8 @@ tdpStatus tdp_launch(size_t extent, int vvl, void (*kernel)(void*), const void* 
                      const char* where) {
   return guarded("targetLaunch", [&] {
     if (!args && args_size > 0)
-      throw Failure(tdpErrorInvalidValue, fmt::format("targetLaunch of {}: the argument pointer is null",
-                                                      where ? where : "kernel"));
+      throw Failure(tdpErrorInvalidValue,
+                    fmt::format("targetLaunch of {}: the argument pointer is null", where ? where : "kernel"));
     void* copy = std::malloc(args_size == 0 ? 1 : args_size);
     if (!copy) throw std::bad_alloc();
     if (args_size) std::memcpy(copy, args, args_size);

@@ -5,10 +5,14 @@
 
 #include "target_state.hpp"
 
+#include <tessera/device/submit.hpp>
+
 #include <fmt/format.h>
 
 #include <cstring>
+#include <functional>
 #include <memory>
+#include <string>
 #include <vector>
 
 using tessera::CopyDirection;
@@ -18,6 +22,11 @@ using tessera::targetdp::detail::guarded;
 using tessera::targetdp::detail::TargetState;
 
 namespace {
+
+// A pack or unpack job on the target's stream, through the one device submission path.
+void submit_host(tessera::Stream& stream, std::function<void()> work, std::string label) {
+  tessera::submit(stream, {}, [&](tessera::Stream& s) { s.enqueue_host(std::move(work), std::move(label)); });
+}
 
 enum class Way { to_target, from_target };
 
@@ -38,8 +47,8 @@ void check_arguments(const char* call, const void* target_data, const void* data
                               "entry per site",
                               call, mask_length, nsites));
   if (nfields != 0 && nsites > SIZE_MAX / sizeof(double) / nfields)
-    throw Failure(tdpErrorInvalidValue, fmt::format("{}: {} fields of {} sites overflow the address space", call,
-                                                    nfields, nsites));
+    throw Failure(tdpErrorInvalidValue,
+                  fmt::format("{}: {} fields of {} sites overflow the address space", call, nfields, nsites));
   TargetState::instance().check_range(target_data, nsites * nfields * sizeof(double), call, "target");
 }
 
@@ -84,21 +93,27 @@ void masked_copy(Way way, double* target_data, double* host_data, std::size_t ns
   tessera::Stream& stream = state.stream();
   const std::size_t n = sites->size();
   if (way == Way::from_target) {
-    stream.enqueue_host(
+    submit_host(
+        stream,
         [=] {
           for (std::size_t f = 0; f < nfields; ++f)
             for (std::size_t k = 0; k < n; ++k) packed[f * n + k] = target_data[f * nsites + (*sites)[k]];
         },
         std::string(call) + " pack");
-    target.copy_async(staging.data(), packed, packed_bytes, CopyDirection::device_to_host, stream);
+    tessera::submit(stream, {}, [&](tessera::Stream& s) {
+      target.copy_async(staging.data(), packed, packed_bytes, CopyDirection::device_to_host, s);
+    });
     stream.synchronize();
     for (std::size_t f = 0; f < nfields; ++f)
       for (std::size_t k = 0; k < n; ++k) host_data[f * nsites + (*sites)[k]] = staging[f * n + k];
   } else {
     for (std::size_t f = 0; f < nfields; ++f)
       for (std::size_t k = 0; k < n; ++k) staging[f * n + k] = host_data[f * nsites + (*sites)[k]];
-    target.copy_async(packed, staging.data(), packed_bytes, CopyDirection::host_to_device, stream);
-    stream.enqueue_host(
+    tessera::submit(stream, {}, [&](tessera::Stream& s) {
+      target.copy_async(packed, staging.data(), packed_bytes, CopyDirection::host_to_device, s);
+    });
+    submit_host(
+        stream,
         [=] {
           for (std::size_t f = 0; f < nfields; ++f)
             for (std::size_t k = 0; k < n; ++k) target_data[f * nsites + (*sites)[k]] = packed[f * n + k];

@@ -2,6 +2,8 @@
 
 #include "target_state.hpp"
 
+#include <tessera/device/submit.hpp>
+
 #include <fmt/format.h>
 
 #include <cstring>
@@ -42,7 +44,9 @@ tdpStatus tdp_calloc(void** address, size_t size) {
     } else {
       // Zeros go up from the host: the backends have no memset, and an allocation is made once.
       std::vector<char> zeros(size, 0);
-      target.copy_async(p, zeros.data(), size, CopyDirection::host_to_device, state.stream());
+      tessera::submit(state.stream(), {}, [&](tessera::Stream& s) {
+        target.copy_async(p, zeros.data(), size, CopyDirection::host_to_device, s);
+      });
       state.stream().synchronize();
     }
     *address = p;
@@ -67,7 +71,9 @@ tdpStatus tdp_copy_to_target(void* target_pointer, const void* host_pointer, siz
       std::memcpy(target_pointer, host_pointer, size);
       return;
     }
-    target.copy_async(target_pointer, host_pointer, size, CopyDirection::host_to_device, state.stream());
+    tessera::submit(state.stream(), {}, [&](tessera::Stream& s) {
+      target.copy_async(target_pointer, host_pointer, size, CopyDirection::host_to_device, s);
+    });
     state.stream().synchronize();
   });
 }
@@ -83,7 +89,9 @@ tdpStatus tdp_copy_from_target(void* host_pointer, const void* target_pointer, s
       std::memcpy(host_pointer, target_pointer, size);
       return;
     }
-    target.copy_async(host_pointer, target_pointer, size, CopyDirection::device_to_host, state.stream());
+    tessera::submit(state.stream(), {}, [&](tessera::Stream& s) {
+      target.copy_async(host_pointer, target_pointer, size, CopyDirection::device_to_host, s);
+    });
     state.stream().synchronize();
   });
 }
@@ -105,8 +113,10 @@ tdpStatus tdp_copy_constant(void* target_constant, const void* host_value, size_
         // In stream order: kernels launched before still see the old value, as on a GPU.
         auto bytes = std::make_shared<std::vector<char>>(static_cast<const char*>(host_value),
                                                          static_cast<const char*>(host_value) + size);
-        state.stream().enqueue_host([target_constant, bytes] { std::memcpy(target_constant, bytes->data(), bytes->size()); },
-                                    name);
+        tessera::submit(state.stream(), {}, [&](tessera::Stream& s) {
+          s.enqueue_host([target_constant, bytes] { std::memcpy(target_constant, bytes->data(), bytes->size()); },
+                         name);
+        });
         return;
       }
       case DeviceKind::cuda:

@@ -44,7 +44,7 @@ void TargetState::finalize() {
   if (target_->kind() != DeviceKind::host) target_->synchronize();
   if (!allocations_.empty()) {
     tessera::detail::log_warn("targetFinalize: {} allocation(s) of targetMalloc on {} were never freed; freeing them",
-             allocations_.size(), target_->name());
+                              allocations_.size(), target_->name());
     for (auto& [p, bytes] : allocations_) target_->deallocate(const_cast<char*>(p), bytes);
     allocations_.clear();
   }
@@ -67,9 +67,9 @@ void* TargetState::allocate(std::size_t bytes, const char* call) {
   try {
     p = device.allocate(reserved);
   } catch (const Error& e) {
-    throw Failure(tdpErrorMemory, fmt::format("{}: {} bytes do not fit the target {} ({} of {} bytes in use): {}",
-                                              call, bytes, device.name(), device.bytes_in_use(),
-                                              device.memory_capacity(), e.what()));
+    throw Failure(tdpErrorMemory,
+                  fmt::format("{}: {} bytes do not fit the target {} ({} of {} bytes in use): {}", call, bytes,
+                              device.name(), device.bytes_in_use(), device.memory_capacity(), e.what()));
   }
   allocations_.emplace(static_cast<const char*>(p), reserved);
   return p;

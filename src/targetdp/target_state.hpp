@@ -2,9 +2,9 @@
 // The one targetDP target of a process: which device it is, the allocations made on it, and the
 // error of the last failed call. Shared by the files that implement tessera/targetdp.h.
 
+#include <tessera/targetdp.h>
 #include <tessera/core/error.hpp>
 #include <tessera/device/device_set.hpp>
-#include <tessera/targetdp.h>
 
 #include <cstddef>
 #include <exception>
@@ -16,7 +16,7 @@
 namespace tessera::targetdp::detail {
 
 class TargetState {
-public:
+ public:
   static TargetState& instance();
 
   /// Selects the target (throws tessera::Error for a bad selection or live allocations).
@@ -37,7 +37,7 @@ public:
   void note_kernel_failure(std::string message);
   std::optional<std::string> take_kernel_failure();
 
-private:
+ private:
   std::recursive_mutex mutex_;
   std::optional<DeviceSet> devices_;
   Device* target_ = nullptr;
@@ -48,11 +48,11 @@ private:
 
 /// A failed targetDP call: the status the C interface returns, and the message.
 class Failure : public Error {
-public:
+ public:
   Failure(tdpStatus status, const std::string& message) : Error(message), status_(status) {}
   tdpStatus status() const noexcept { return status_; }
 
-private:
+ private:
   tdpStatus status_;
 };
 
