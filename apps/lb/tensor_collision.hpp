@@ -51,7 +51,8 @@ struct CollideKernel {
     auto gradv = *grad;
     auto uv = *u;
     TensorSite<decltype(fv), decltype(gv), decltype(gradv), decltype(uv)> site{fv, gv, gradv, uv, *phi, *delsq};
-    binary_collision<1>(site, 1, k);
+    // One site, no lane loop: for_each's own strip loop is the loop the compiler vectorises.
+    binary_collision_lane(site, 0, k);
   }
 };
 

@@ -143,7 +143,8 @@ void tdp_fail(const char* call);
                tdp_in_ = 1;                                                                              \
            tdp_in_; tdp_in_ = 0)
 #define TARGET_LAUNCH(extent) \
-  <<<tessera_tdp_blocks((size_t)(extent)), TPB, 0, tessera_tdp_stream(__FILE__ ":" TDP_STRINGIFY_(__LINE__))>>>
+  <<<tessera_tdp_blocks((size_t)(extent)), TPB, 0,                                                       \
+     tessera_tdp_stream("TARGET_LAUNCH at " __FILE__ ":" TDP_STRINGIFY_(__LINE__))>>>
 #else
 #define TARGET_ENTRY
 #define TARGET
@@ -208,7 +209,9 @@ static inline void copyToTarget(void* target_pointer, const void* host_pointer, 
 static inline void copyFromTarget(void* host_pointer, const void* target_pointer, size_t size) {
   TDP_CHECKED_("copyFromTarget", tdp_copy_from_target(host_pointer, target_pointer, size));
 }
+#if !defined(__CUDACC__)
 static inline void syncTarget(void) { TDP_CHECKED_("syncTarget", tdp_sync()); }
+#endif
 
 #if defined(__CUDACC__)
 #include <tessera/targetdp/detail/cuda_constants.cuh>

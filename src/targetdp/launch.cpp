@@ -162,10 +162,10 @@ void* tdp_cuda_stream(const char* where) {
     tessera::Device& target = state.target();
     if (target.kind() != DeviceKind::cuda)
       throw Failure(tdpErrorTarget,
-                    fmt::format("TARGET_LAUNCH at {}: this kernel was compiled by nvcc and runs only on a CUDA "
-                                "target, but the target is {} (set TESSERA_DEVICES=cuda, or build the file with the "
-                                "host compiler for host and sim targets)",
-                                where ? where : "?", target.name()));
+                    fmt::format("{}: this file was compiled by nvcc, so its kernels and TARGET_CONST variables need a "
+                                "CUDA target, but the target is {} (set TESSERA_DEVICES=cuda, or build the file with "
+                                "the host compiler for host and sim targets)",
+                                where ? where : "targetDP", target.name()));
     target.make_current();
     handle = state.stream().native_handle();
   });

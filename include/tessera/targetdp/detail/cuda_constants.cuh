@@ -27,6 +27,13 @@ inline void tessera_tdp_cuda_check(cudaError_t e, const char* call) {
   tdp_check_(tdp_report_cuda_error(call, cudaGetErrorName(e), cudaGetErrorString(e)), call);
 }
 
+// A launch that failed to start (a bad configuration, too many resources) leaves its error for
+// the next runtime call to find; syncTarget looks before waiting, so it is reported, not lost.
+static inline void syncTarget(void) {
+  tessera_tdp_cuda_check(cudaGetLastError(), "syncTarget (a TARGET_LAUNCH failed to start)");
+  tdp_check_(tdp_sync(), "syncTarget");
+}
+
 #define TDP_CUDA_CONSTANT_COPY_(name, type)                                                              \
   static inline void name(type* target_constant, const type* host_value, size_t size) {                  \
     cudaStream_t s = tessera_tdp_stream(#name);                                                          \
