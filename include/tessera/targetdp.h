@@ -188,7 +188,7 @@ void tdp_fail(const char* call);
 /* ---- The targetDP names: checked wrappers over the C interface. ---- */
 
 #ifdef __cplusplus
-#include <tessera/targetdp/detail/checked.hpp>
+#include <tessera/targetdp/detail/checked.inc>
 #else
 #include <stdlib.h>
 static inline void tdp_check_(tdpStatus status, const char* call) {
