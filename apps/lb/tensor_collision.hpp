@@ -24,21 +24,22 @@ struct Vector3 : tessera::Record<S, tessera::Vector<double, 3>> {
   TESSERA_RECORD(Vector3)
 };
 
-// binary_collision's view of one site of the tensors.
-template <class F, class G, class Grad, class U>
+// binary_collision's view of one site of the tensors: each Vector member's reference (first
+// component and stride) taken once per site, not at every access.
+template <class FRef, class GRef, class GradRef, class URef>
 struct TensorSite {
-  F& fv;
-  G& gv;
-  Grad& gradv;
-  U& uv;
+  FRef fr;
+  GRef gr;
+  GradRef gradr;
+  URef ur;
   double phi_value;
   double delsq_value;
-  TESSERA_HOST_DEVICE double& f(int p, int) { return fv.template get<0>()[static_cast<std::size_t>(p)]; }
-  TESSERA_HOST_DEVICE double& g(int p, int) { return gv.template get<0>()[static_cast<std::size_t>(p)]; }
+  TESSERA_HOST_DEVICE double& f(int p, int) { return fr[static_cast<std::size_t>(p)]; }
+  TESSERA_HOST_DEVICE double& g(int p, int) { return gr[static_cast<std::size_t>(p)]; }
   TESSERA_HOST_DEVICE double phi(int) const { return phi_value; }
-  TESSERA_HOST_DEVICE double grad(int a, int) const { return gradv.template get<0>()[static_cast<std::size_t>(a)]; }
+  TESSERA_HOST_DEVICE double grad(int a, int) const { return gradr[static_cast<std::size_t>(a)]; }
   TESSERA_HOST_DEVICE double delsq(int) const { return delsq_value; }
-  TESSERA_HOST_DEVICE double& u(int a, int) { return uv.template get<0>()[static_cast<std::size_t>(a)]; }
+  TESSERA_HOST_DEVICE double& u(int a, int) { return ur[static_cast<std::size_t>(a)]; }
 };
 
 /// The for_each kernel: binary_collision at one site of the f, g, phi, grad, delsq, u tensors.
@@ -50,7 +51,11 @@ struct CollideKernel {
     auto gv = *g;
     auto gradv = *grad;
     auto uv = *u;
-    TensorSite<decltype(fv), decltype(gv), decltype(gradv), decltype(uv)> site{fv, gv, gradv, uv, *phi, *delsq};
+    auto fr = fv.template get<0>();
+    auto gr = gv.template get<0>();
+    auto gradr = gradv.template get<0>();
+    auto ur = uv.template get<0>();
+    TensorSite<decltype(fr), decltype(gr), decltype(gradr), decltype(ur)> site{fr, gr, gradr, ur, *phi, *delsq};
     // One site, no lane loop: for_each's own strip loop is the loop the compiler vectorises.
     binary_collision_lane(site, 0, k);
   }
