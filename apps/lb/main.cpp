@@ -76,6 +76,7 @@ int run(int argc, char** argv) {
   std::printf("\n%d steps in %.3f s (%.1f million site updates per second)\n", p.n_cycles, seconds,
               seconds > 0 ? updates / seconds * 1e-6 : 0.0);
   (void)stepping;
+  targetFinalize();
   return 0;
 }
 

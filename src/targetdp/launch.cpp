@@ -82,6 +82,7 @@ void launch(std::size_t extent, int vvl, Kernel kernel, const char* where) {
       return;
     }
     case DeviceKind::sim: {
+      if (chunks == 0) return;  // nothing to run, as on the host
       auto* args = owned.release();
       std::string label = name;
       auto work = [kernel = Kernel{kernel.run, args, kernel.release}, chunks, label]() mutable {
@@ -116,6 +117,7 @@ extern "C" {
 tdp_tlp_share tdp_tlp_begin(size_t extent, int vvl) {
   const LaunchShare& s = current_share;
   if (!s.active || vvl <= 0) return {0, extent, extent, 1};
+  if (s.chunks == 0) return {0, 0, extent, 1};
   // A TLP loop over the launch's own extent gets exactly the launch's chunks; another extent is
   // shared out in the same proportions, so every site is still visited once.
   const std::size_t chunks = chunk_count(extent, vvl);

@@ -39,7 +39,9 @@ tdpStatus tdp_calloc(void** address, size_t size) {
     auto& state = TargetState::instance();
     void* p = state.allocate(size, "targetCalloc");
     tessera::Device& target = state.target();
-    if (target.kind() == DeviceKind::host) {
+    if (size == 0) {
+      // Nothing to clear.
+    } else if (target.kind() == DeviceKind::host) {
       std::memset(p, 0, size);
     } else {
       // Zeros go up from the host: the backends have no memset, and an allocation is made once.

@@ -1,6 +1,7 @@
 #include "target_state.hpp"
 
 #include "../core/log_internal.hpp"
+#include "../core/trace_sources.hpp"
 
 #include <fmt/format.h>
 
@@ -17,6 +18,10 @@ void set_last_error(std::string message) { last_error = std::move(message); }
 const char* last_error_c_str() noexcept { return last_error.c_str(); }
 
 TargetState& TargetState::instance() {
+  // The trace sources that sim streams leave at their end exist before this state, so they
+  // are destroyed after it (statics go in the reverse order of their construction).
+  static const bool sources_first = (tessera::detail::TraceSources::instance(), true);
+  (void)sources_first;
   static TargetState state;
   return state;
 }
@@ -35,6 +40,14 @@ void TargetState::init(const char* devices) {
   devices_.reset();
   DeviceSet set = DeviceSet::select(devices ? std::string_view(devices) : std::string_view{});
   devices_.emplace(std::move(set));
+  // A program that never calls targetFinalize still releases its target at exit, before the
+  // statics the devices use (trace sources, logging), which were made after this state was:
+  // an atexit handler registered now runs before their destructors.
+  static const bool finalize_at_exit = [] {
+    std::atexit([] { tdp_finalize(); });
+    return true;
+  }();
+  (void)finalize_at_exit;
   target_ = devices_->num_accelerators() > 0 ? &devices_->accelerator(0) : &devices_->host();
 }
 

@@ -62,6 +62,9 @@ HostDevice::~HostDevice() {
 }
 
 void* HostDevice::try_allocate(std::size_t bytes) {
+  // One block larger than the machine's memory cannot be had; asking the allocator anyway
+  // overflows the large-page round-up near 2^64 and aborts under sanitizers.
+  if (bytes > capacity_) return nullptr;
   void* p = nullptr;
   if (bytes >= reuse_at_least) {
     std::lock_guard lock(reuse_mutex_);
