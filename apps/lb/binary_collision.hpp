@@ -26,9 +26,9 @@
 // Every lambda of a lane's body inlined, so the lane loop sees straight-line code and
 // vectorises across sites (nvcc inlines device lambdas on its own).
 #if defined(__CUDACC__)
-#define TESSERA_LAMBDA_INLINE
+#define LB_LAMBDA_INLINE
 #else
-#define TESSERA_LAMBDA_INLINE __attribute__((always_inline))
+#define LB_LAMBDA_INLINE __attribute__((always_inline))
 #endif
 
 namespace lb {
@@ -56,6 +56,34 @@ TESSERA_HOST_DEVICE TESSERA_FORCE_INLINE void add_scaled(double& x, double y) {
   if constexpr (C == 1) x += y;
   if constexpr (C == -1) x -= y;
 }
+
+// j . c_p, the terms added in component order (the zero ones skipped).
+template <int p>
+TESSERA_HOST_DEVICE TESSERA_FORCE_INLINE double dot_c(const double (&j)[3]) {
+  double jc = 0.0;
+  add_scaled<cv[p][0]>(jc, j[0]);
+  add_scaled<cv[p][1]>(jc, j[1]);
+  add_scaled<cv[p][2]>(jc, j[2]);
+  return jc;
+}
+
+// S : q_p for a symmetric S stored as six components, the nine terms added in (a, b) order
+// (the zero ones skipped, the off-diagonal ones twice).
+template <int p>
+TESSERA_HOST_DEVICE TESSERA_FORCE_INLINE double contract_q(const double (&s)[6]) {
+  double sq = 0.0;
+  tessera::unrolled_for<3>([&](auto A) LB_LAMBDA_INLINE {
+    tessera::unrolled_for<3>([&](auto B) LB_LAMBDA_INLINE {
+      constexpr int a = static_cast<int>(A), b = static_cast<int>(B);
+      [[maybe_unused]] constexpr double qaa = qab(p, a, a);
+      if constexpr (a == b)
+        sq += s[sym(a, a)] * qaa;
+      else
+        add_scaled<cv[p][a] * cv[p][b]>(sq, s[sym(a, b)]);
+    });
+  });
+  return sq;
+}
 }  // namespace detail
 
 /// Collides lane v of `site`: straight-line code (every loop over velocities and components is
@@ -68,7 +96,7 @@ TESSERA_HOST_DEVICE TESSERA_FORCE_INLINE void binary_collision_lane(Site& site, 
 
   // Moments of f: density, momentum, second moment less cs2 rho.
   double rho = 0.0, j[3] = {0.0, 0.0, 0.0}, s[6] = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
-  unrolled_for<nvel>([&](auto P) TESSERA_LAMBDA_INLINE {
+  unrolled_for<nvel>([&](auto P) LB_LAMBDA_INLINE {
     constexpr int p = static_cast<int>(P);
     constexpr double qxx = qab(p, 0, 0), qyy = qab(p, 1, 1), qzz = qab(p, 2, 2);
     const double fp = site.f(p, v);
@@ -86,7 +114,7 @@ TESSERA_HOST_DEVICE TESSERA_FORCE_INLINE void binary_collision_lane(Site& site, 
 
   const double rrho = 1.0 / rho;
   const double u[3] = {rrho * j[0], rrho * j[1], rrho * j[2]};
-  unrolled_for<3>([&](auto A) TESSERA_LAMBDA_INLINE { site.u(static_cast<int>(A), v) = u[A]; });
+  unrolled_for<3>([&](auto A) LB_LAMBDA_INLINE { site.u(static_cast<int>(A), v) = u[A]; });
   const double ph = site.phi(v), d2 = site.delsq(v);
   const double gr[3] = {site.grad(0, v), site.grad(1, v), site.grad(2, v)};
   const double mu = k.a * ph + k.b * ph * ph * ph - k.kappa * d2;
@@ -95,8 +123,8 @@ TESSERA_HOST_DEVICE TESSERA_FORCE_INLINE void binary_collision_lane(Site& site, 
   const double p0 = 0.5 * k.a * ph * ph + 0.75 * k.b * ph * ph * ph * ph - k.kappa * ph * d2 -
                     0.5 * k.kappa * (gr[0] * gr[0] + gr[1] * gr[1] + gr[2] * gr[2]);
   double seq[6];
-  unrolled_for<3>([&](auto A) TESSERA_LAMBDA_INLINE {
-    unrolled_for<3>([&](auto B) TESSERA_LAMBDA_INLINE {
+  unrolled_for<3>([&](auto A) LB_LAMBDA_INLINE {
+    unrolled_for<3>([&](auto B) LB_LAMBDA_INLINE {
       constexpr int a = static_cast<int>(A), b = static_cast<int>(B);
       if constexpr (a <= b) {
         const double flow = rho * u[a] * u[b];
@@ -108,39 +136,26 @@ TESSERA_HOST_DEVICE TESSERA_FORCE_INLINE void binary_collision_lane(Site& site, 
   // Relax the traceless part at the shear rate and the trace at the bulk rate.
   double trs = s[0] + s[3] + s[5];
   const double trq = seq[0] + seq[3] + seq[5];
-  unrolled_for<3>([&](auto A) TESSERA_LAMBDA_INLINE {
+  unrolled_for<3>([&](auto A) LB_LAMBDA_INLINE {
     s[sym(A, A)] -= r3 * trs;
     seq[sym(A, A)] -= r3 * trq;
   });
   trs = trs - k.rtau_bulk * (trs - trq);
-  unrolled_for<6>([&](auto M) TESSERA_LAMBDA_INLINE { s[M] -= k.rtau_shear * (s[M] - seq[M]); });
-  unrolled_for<3>([&](auto A) TESSERA_LAMBDA_INLINE { s[sym(A, A)] += r3 * trs; });
+  unrolled_for<6>([&](auto M) LB_LAMBDA_INLINE { s[M] -= k.rtau_shear * (s[M] - seq[M]); });
+  unrolled_for<3>([&](auto A) LB_LAMBDA_INLINE { s[sym(A, A)] += r3 * trs; });
 
   // f from its hydrodynamic modes: w_p (rho + 3 j.c_p + 4.5 S:q_p); the ghosts are zero.
-  unrolled_for<nvel>([&](auto P) TESSERA_LAMBDA_INLINE {
+  unrolled_for<nvel>([&](auto P) LB_LAMBDA_INLINE {
     constexpr int p = static_cast<int>(P);
     constexpr double weight = wv[p];
-    double jc = 0.0;
-    detail::add_scaled<cv[p][0]>(jc, j[0]);
-    detail::add_scaled<cv[p][1]>(jc, j[1]);
-    detail::add_scaled<cv[p][2]>(jc, j[2]);
-    double sq = 0.0;
-    unrolled_for<3>([&](auto A) TESSERA_LAMBDA_INLINE {
-      unrolled_for<3>([&](auto B) TESSERA_LAMBDA_INLINE {
-        constexpr int a = static_cast<int>(A), b = static_cast<int>(B);
-        [[maybe_unused]] constexpr double qaa = qab(p, a, a);
-        if constexpr (a == b)
-          sq += s[sym(a, a)] * qaa;
-        else
-          detail::add_scaled<cv[p][a] * cv[p][b]>(sq, s[sym(a, b)]);
-      });
-    });
+    const double jc = detail::dot_c<p>(j);
+    const double sq = detail::contract_q<p>(s);
     site.f(p, v) = weight * (rho + 3.0 * jc + 4.5 * sq);
   });
 
   // The order parameter: its flux relaxes towards phi u, its second moment is phi u u + mu I.
   double jp[3] = {0.0, 0.0, 0.0};
-  unrolled_for<nvel - 1>([&](auto P1) TESSERA_LAMBDA_INLINE {
+  unrolled_for<nvel - 1>([&](auto P1) LB_LAMBDA_INLINE {
     constexpr int p = static_cast<int>(P1) + 1;
     const double gp = site.g(p, v);
     detail::add_scaled<cv[p][0]>(jp[0], gp);
@@ -148,8 +163,8 @@ TESSERA_HOST_DEVICE TESSERA_FORCE_INLINE void binary_collision_lane(Site& site, 
     detail::add_scaled<cv[p][2]>(jp[2], gp);
   });
   double sp[6];
-  unrolled_for<3>([&](auto A) TESSERA_LAMBDA_INLINE {
-    unrolled_for<3>([&](auto B) TESSERA_LAMBDA_INLINE {
+  unrolled_for<3>([&](auto A) LB_LAMBDA_INLINE {
+    unrolled_for<3>([&](auto B) LB_LAMBDA_INLINE {
       constexpr int a = static_cast<int>(A), b = static_cast<int>(B);
       if constexpr (a <= b) {
         const double flow = ph * u[a] * u[b];
@@ -157,25 +172,12 @@ TESSERA_HOST_DEVICE TESSERA_FORCE_INLINE void binary_collision_lane(Site& site, 
       }
     });
   });
-  unrolled_for<3>([&](auto A) TESSERA_LAMBDA_INLINE { jp[A] = jp[A] - k.rtau2 * (jp[A] - ph * u[A]); });
-  unrolled_for<nvel>([&](auto P) TESSERA_LAMBDA_INLINE {
+  unrolled_for<3>([&](auto A) LB_LAMBDA_INLINE { jp[A] = jp[A] - k.rtau2 * (jp[A] - ph * u[A]); });
+  unrolled_for<nvel>([&](auto P) LB_LAMBDA_INLINE {
     constexpr int p = static_cast<int>(P);
     constexpr double weight = wv[p];
-    double jc = 0.0;
-    detail::add_scaled<cv[p][0]>(jc, jp[0]);
-    detail::add_scaled<cv[p][1]>(jc, jp[1]);
-    detail::add_scaled<cv[p][2]>(jc, jp[2]);
-    double sq = 0.0;
-    unrolled_for<3>([&](auto A) TESSERA_LAMBDA_INLINE {
-      unrolled_for<3>([&](auto B) TESSERA_LAMBDA_INLINE {
-        constexpr int a = static_cast<int>(A), b = static_cast<int>(B);
-        [[maybe_unused]] constexpr double qaa = qab(p, a, a);
-        if constexpr (a == b)
-          sq += sp[sym(a, a)] * qaa;
-        else
-          detail::add_scaled<cv[p][a] * cv[p][b]>(sq, sp[sym(a, b)]);
-      });
-    });
+    const double jc = detail::dot_c<p>(jp);
+    const double sq = detail::contract_q<p>(sp);
     const double gq = weight * (jc * 3.0 + sq * 4.5);
     if constexpr (p == 0)
       site.g(p, v) = gq + ph;
