@@ -21,8 +21,12 @@
 #include <tessera/io/png.hpp>
 #include <tessera/layout.hpp>
 
+#include <cerrno>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <limits>
 #include <optional>
@@ -37,7 +41,7 @@ struct Settings {
   std::optional<std::size_t> steps;  // a step budget; the run also stops at t_final
   std::optional<double> t_final;
   double cfl = 0.9;
-  std::string devices = "host";
+  std::string devices;  // empty: TESSERA_DEVICES, else every CUDA GPU, else the host
   std::string layout = "strided";
   std::string out = "euler2d-out";
   std::size_t png_every = 0;  // 0: only the first and last snapshot
@@ -68,16 +72,42 @@ double real(const std::string& flag, const std::string& value) {
   } catch (const std::exception&) {
     used = 0;
   }
-  if (used != value.size() || value.empty()) throw tessera::Error(flag + " expects a number, got '" + value + "'");
+  if (used != value.size() || value.empty() || !std::isfinite(x))
+    throw tessera::Error(flag + " expects a finite number, got '" + value + "'");
   return x;
 }
+
+const char* const usage =
+    "usage: tessera-euler2d [options]\n"
+    "  The 2-D Euler equations (FORCE, dimensional splitting) on tessera's devices.\n"
+    "  --problem P           shock-bubble (default), shock, toro1..toro5\n"
+    "  --axis x|y            direction of a Toro test (default x)\n"
+    "  --size N              cells per side (default 200, at least 4)\n"
+    "  --steps S             stop after S steps (default: run to t_final)\n"
+    "  --t-final T           end time (default: the problem's)\n"
+    "  --cfl C               Courant number in (0, 1] (default 0.9)\n"
+    "  --devices SPEC        host, sim:N, cuda, ... (default: TESSERA_DEVICES, else every GPU, else host)\n"
+    "  --layout L            contiguous, strided (default) or tiled\n"
+    "  --out DIR             output directory (default euler2d-out)\n"
+    "  --png-every K         density PNG every K steps (default: first and last)\n"
+    "  --h5-every K          HDF5/XDMF output every K steps (default: none)\n"
+    "  --checkpoint-every K  checkpoint every K steps (default: only final.ckpt)\n"
+    "  --restart FILE        continue from a checkpoint of the same problem and size\n"
+    "  --trace FILE          write a Chrome/Perfetto trace of the steps\n"
+    "  --help                this text\n";
 
 Settings parse(int argc, char** argv) {
   Settings s;
   for (int i = 1; i < argc; i += 2) {
     const std::string flag = argv[i];
-    if (i + 1 >= argc) throw tessera::Error(flag + " needs a value");
+    if (flag == "--help" || flag == "-h") {
+      std::fputs(usage, stdout);
+      std::exit(0);
+    }
+    if (i + 1 >= argc) throw tessera::Error(flag + " needs a value (see --help)");
     const std::string value = argv[i + 1];
+    if (value.rfind("--", 0) == 0 && flag.rfind("--", 0) == 0)
+      throw tessera::Error(flag + " needs a value, but the next argument is the option '" + value + "' (see --help)");
     if (flag == "--problem") s.problem = value;
     else if (flag == "--axis") s.axis = value;
     else if (flag == "--size") s.size = positive(flag, value);
@@ -92,10 +122,11 @@ Settings parse(int argc, char** argv) {
     else if (flag == "--checkpoint-every") s.checkpoint_every = positive(flag, value);
     else if (flag == "--restart") s.restart = value;
     else if (flag == "--trace") s.trace = value;
-    else throw tessera::Error("unknown option '" + flag + "' (see the top of apps/euler2d/main.cpp)");
+    else throw tessera::Error("unknown option '" + flag + "' (see --help)");
   }
   if (s.size < 4) throw tessera::Error("--size must be at least 4, got " + std::to_string(s.size));
   if (s.axis != "x" && s.axis != "y") throw tessera::Error("--axis must be x or y, got '" + s.axis + "'");
+  if (!(s.cfl > 0 && s.cfl <= 1)) throw tessera::Error("--cfl must be in (0, 1], got " + std::to_string(s.cfl));
   if (s.png_every > 0 && !tessera::io::png_supported())
     throw tessera::Error("--png-every needs PNG output, and this build of tessera has no libpng");
   return s;
@@ -120,6 +151,25 @@ euler2d::Problem make_problem(const Settings& s) {
   return p;
 }
 
+// The problem a checkpoint was saved from, so a restart of another one is refused (the grid
+// sizes alone do not tell a shock-bubble from a shock).
+std::int64_t problem_code(const Settings& s) {
+  if (s.problem == "shock-bubble") return 1;
+  if (s.problem == "shock") return 2;
+  return 10 + (s.problem[4] - '0') + (s.axis == "y" ? 100 : 0);  // toroN along x or y
+}
+
+// Fails now, naming the path, if `path` cannot be written: found only after the run, an
+// unwritable output cost the run's final checkpoint and picture.
+void check_writable(const std::string& path, const char* what) {
+  const bool existed = std::filesystem::exists(path);
+  std::FILE* f = std::fopen(path.c_str(), "ab");
+  if (!f)
+    throw tessera::Error(std::string("cannot write the ") + what + " to '" + path + "': " + std::strerror(errno));
+  std::fclose(f);
+  if (!existed) std::filesystem::remove(path);
+}
+
 std::string numbered(const std::string& dir, const char* stem, std::size_t step, const char* ext) {
   char name[64];
   std::snprintf(name, sizeof name, "%s_%06zu.%s", stem, step, ext);
@@ -137,10 +187,15 @@ int run(const Settings& s) {
   euler2d::EulerSolver<double, Layout> solver(memory, executor, make_problem(s), options);
   const euler2d::Problem& p = solver.problem();
   std::filesystem::create_directories(s.out);
+  if (!s.trace.empty()) check_writable(s.trace, "trace");
 
   if (!s.restart.empty()) {
     const tessera::io::CheckpointScalars saved = tessera::io::load_checkpoint(s.restart, solver.state());
-    solver.restore_clock(saved.real("time"), static_cast<std::size_t>(saved.integer("step")));
+    const euler2d::RestartClock clock = euler2d::restart_clock(
+        s.restart, saved.real("time"), saved.integer("step"),
+        saved.contains("problem") ? std::optional<std::int64_t>(saved.integer("problem")) : std::nullopt,
+        problem_code(s), p.t_final);
+    solver.restore_clock(clock.time, clock.step);
     std::printf("euler2d: restarted from %s at step %zu, t = %.6f\n", s.restart.c_str(), solver.steps(),
                 solver.time());
   }
@@ -173,12 +228,13 @@ int run(const Settings& s) {
     tessera::io::CheckpointScalars scalars;
     scalars.set("time", solver.time());
     scalars.set("step", static_cast<std::int64_t>(solver.steps()));
+    scalars.set("problem", problem_code(s));
     tessera::io::save_checkpoint(path, solver.state(), scalars);
   };
 
   const std::size_t last_step = s.steps ? *s.steps : std::numeric_limits<std::size_t>::max();
   std::printf("euler2d: %s, %zu x %zu cells, %s layout on %s (%zu partitions), t_final %.4f\n", p.name.c_str(), p.nx,
-              p.ny, Layout::name, s.devices.c_str(), solver.state().num_partitions(), p.t_final);
+              p.ny, Layout::name, devices.spec().c_str(), solver.state().num_partitions(), p.t_final);
   if (solver.steps() == 0) output(false);
   tessera::Graph step_graph("euler step");
   solver.add_step(step_graph);

@@ -2,6 +2,7 @@
 
 #include <tessera/core/error.hpp>
 
+#include <cmath>
 #include <string>
 
 namespace euler2d {
@@ -63,6 +64,23 @@ Problem riemann_problem(const std::string& name, const RiemannTest& t, Axis axis
 
 Problem toro_test(int k, Axis axis, std::size_t n, std::size_t transverse) {
   return riemann_problem("Toro test " + std::to_string(k), toro_riemann_test(k), axis, n, transverse);
+}
+
+RestartClock restart_clock(const std::string& path, double time, std::int64_t step, std::optional<std::int64_t> saved_problem,
+                           std::int64_t problem, double t_final) {
+  const std::string where = "checkpoint '" + path + "'";
+  if (step < 0)
+    throw tessera::Error(where + " says step " + std::to_string(step) +
+                         "; a step count is never negative (a corrupt or foreign checkpoint?)");
+  if (!std::isfinite(time) || time < 0)
+    throw tessera::Error(where + " says t = " + std::to_string(time) + "; a time must be finite and not negative");
+  if (time >= t_final)
+    throw tessera::Error(where + " is at t = " + std::to_string(time) + ", not before t_final = " +
+                         std::to_string(t_final) + ": there is nothing left to run (pass a later --t-final)");
+  if (saved_problem && *saved_problem != problem)
+    throw tessera::Error(where + " was saved from another problem than the one asked for; restart it with the "
+                         "--problem (and --axis) it was saved from");
+  return RestartClock{time, static_cast<std::size_t>(step)};
 }
 
 }  // namespace euler2d

@@ -13,7 +13,9 @@
 #include "euler2d/state.hpp"
 
 #include <cstddef>
+#include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 
 namespace euler2d {
@@ -71,5 +73,17 @@ Problem toro_test(int k, Axis axis, std::size_t n, std::size_t transverse = 4);
 /// As toro_test, for any Riemann problem.
 Problem riemann_problem(const std::string& name, const RiemannTest& test, Axis axis, std::size_t n,
                         std::size_t transverse = 4, double gamma = 1.4);
+
+/// Where a restart continues: the time and step a checkpoint recorded.
+struct RestartClock {
+  double time = 0;
+  std::size_t step = 0;
+};
+
+/// The clock a checkpoint's scalars give, checked: the step is not negative, the time finite, not
+/// negative and before `t_final`, and the problem (`problem`, recorded by tessera-euler2d; absent
+/// in older checkpoints) the one being run. Throws tessera::Error naming `path` otherwise.
+RestartClock restart_clock(const std::string& path, double time, std::int64_t step, std::optional<std::int64_t> saved_problem,
+                           std::int64_t problem, double t_final);
 
 }  // namespace euler2d
