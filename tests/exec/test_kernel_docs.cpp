@@ -2,10 +2,9 @@
 
 #include <gtest/gtest.h>
 
-#include <tessera/device/device_set.hpp>
-#include <tessera/exec.hpp>
-#include <tessera/memory/memory_manager.hpp>
-#include <tessera/tensor/tensor.hpp>
+// The one include docs/kernels.md names, alone, so the page's examples compile as shown.
+#include <tessera/tessera.hpp>
+
 #include <vector>
 
 using namespace tessera;
