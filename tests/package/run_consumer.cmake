@@ -16,3 +16,7 @@ step(${CMAKE_COMMAND} -S "${CONSUMER_SOURCE}" -B "${WORK_DIR}/build" -G "${GENER
 step(${CMAKE_COMMAND} --build "${WORK_DIR}/build")
 step("${WORK_DIR}/build/consumer")
 step("${WORK_DIR}/build/consumer_c")
+# The installed command starts with nothing but its RUNPATH to find libtessera.
+if(EXISTS "${prefix}/bin/tessera")
+  step(${CMAKE_COMMAND} -E env --unset=LD_LIBRARY_PATH "${prefix}/bin/tessera" devices --select host)
+endif()
