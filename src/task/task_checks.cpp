@@ -53,7 +53,10 @@ void check_distinct(const std::string& task, const ArgBinding* args, std::size_t
       if (args[i].object == args[j].object)
         throw Error("task '" + task + "': object '" + args[i].object->buffer.name() + "' is passed twice (arguments " +
                     std::to_string(i) + " and " + std::to_string(j) +
-                    " among the objects); pass it once, with read_write if the task both reads and writes it");
+                    " among the objects); an object appears once per task: " +
+                    (access_writes(args[i].mode) || access_writes(args[j].mode)
+                         ? "pass it once, with read_write, since the task both reads and writes it"
+                         : "pass it once, with read, and use the one pointer for both reads"));
 }
 
 void check_grid(const std::string& task, const Grid& grid) {

@@ -172,6 +172,12 @@ TEST(BadInput, WrongElementTypeSizeOrCount) {
   auto takes_two = [](const TaskContext&, const double*, double*) {};
   what = error_of([&] { (void)native_task("t", TaskKind::cpu, takes_two, tessera::read(d), tessera::write(d)); });
   EXPECT_NE(what.find("'d' is passed twice"), std::string::npos) << what;
+  EXPECT_NE(what.find("with read_write"), std::string::npos) << what;
+  // Two reads of one object: the hint is one read, not read_write.
+  auto reads_two = [](const TaskContext&, const double*, const double*) {};
+  what = error_of([&] { (void)native_task("t", TaskKind::cpu, reads_two, tessera::read(d), tessera::read(d)); });
+  EXPECT_NE(what.find("pass it once, with read, and use the one pointer"), std::string::npos) << what;
+  EXPECT_EQ(what.find("read_write"), std::string::npos) << what;
   // A correctly typed AnyObject runs.
   auto fill = [](const TaskContext&, float* p) { p[3] = 2.5f; };
   rt.submit(native_task("fill", TaskKind::cpu, fill, tessera::write(f))).get();
