@@ -108,21 +108,36 @@ Settings parse(int argc, char** argv) {
     const std::string value = argv[i + 1];
     if (value.rfind("--", 0) == 0 && flag.rfind("--", 0) == 0)
       throw tessera::Error(flag + " needs a value, but the next argument is the option '" + value + "' (see --help)");
-    if (flag == "--problem") s.problem = value;
-    else if (flag == "--axis") s.axis = value;
-    else if (flag == "--size") s.size = positive(flag, value);
-    else if (flag == "--steps") s.steps = positive(flag, value);
-    else if (flag == "--t-final") s.t_final = real(flag, value);
-    else if (flag == "--cfl") s.cfl = real(flag, value);
-    else if (flag == "--devices") s.devices = value;
-    else if (flag == "--layout") s.layout = value;
-    else if (flag == "--out") s.out = value;
-    else if (flag == "--png-every") s.png_every = positive(flag, value);
-    else if (flag == "--h5-every") s.h5_every = positive(flag, value);
-    else if (flag == "--checkpoint-every") s.checkpoint_every = positive(flag, value);
-    else if (flag == "--restart") s.restart = value;
-    else if (flag == "--trace") s.trace = value;
-    else throw tessera::Error("unknown option '" + flag + "' (see --help)");
+    if (flag == "--problem")
+      s.problem = value;
+    else if (flag == "--axis")
+      s.axis = value;
+    else if (flag == "--size")
+      s.size = positive(flag, value);
+    else if (flag == "--steps")
+      s.steps = positive(flag, value);
+    else if (flag == "--t-final")
+      s.t_final = real(flag, value);
+    else if (flag == "--cfl")
+      s.cfl = real(flag, value);
+    else if (flag == "--devices")
+      s.devices = value;
+    else if (flag == "--layout")
+      s.layout = value;
+    else if (flag == "--out")
+      s.out = value;
+    else if (flag == "--png-every")
+      s.png_every = positive(flag, value);
+    else if (flag == "--h5-every")
+      s.h5_every = positive(flag, value);
+    else if (flag == "--checkpoint-every")
+      s.checkpoint_every = positive(flag, value);
+    else if (flag == "--restart")
+      s.restart = value;
+    else if (flag == "--trace")
+      s.trace = value;
+    else
+      throw tessera::Error("unknown option '" + flag + "' (see --help)");
   }
   if (s.size < 4) throw tessera::Error("--size must be at least 4, got " + std::to_string(s.size));
   if (s.axis != "x" && s.axis != "y") throw tessera::Error("--axis must be x or y, got '" + s.axis + "'");
@@ -164,8 +179,7 @@ std::int64_t problem_code(const Settings& s) {
 void check_writable(const std::string& path, const char* what) {
   const bool existed = std::filesystem::exists(path);
   std::FILE* f = std::fopen(path.c_str(), "ab");
-  if (!f)
-    throw tessera::Error(std::string("cannot write the ") + what + " to '" + path + "': " + std::strerror(errno));
+  if (!f) throw tessera::Error(std::string("cannot write the ") + what + " to '" + path + "': " + std::strerror(errno));
   std::fclose(f);
   if (!existed) std::filesystem::remove(path);
 }
@@ -196,8 +210,7 @@ int run(const Settings& s) {
         saved.contains("problem") ? std::optional<std::int64_t>(saved.integer("problem")) : std::nullopt,
         problem_code(s), p.t_final);
     solver.restore_clock(clock.time, clock.step);
-    std::printf("euler2d: restarted from %s at step %zu, t = %.6f\n", s.restart.c_str(), solver.steps(),
-                solver.time());
+    std::printf("euler2d: restarted from %s at step %zu, t = %.6f\n", s.restart.c_str(), solver.steps(), solver.time());
   }
 
   std::optional<tessera::io::Hdf5Series> series;
@@ -208,12 +221,11 @@ int run(const Settings& s) {
   auto output = [&](bool last) {
     const std::size_t step = solver.steps();
     // A build without libpng writes no default snapshots; asking for them is an error (below).
-    if (tessera::io::png_supported() &&
-        (last || s.png_every == 0 ? (last || step == 0) : step % s.png_every == 0)) {
+    if (tessera::io::png_supported() && (last || s.png_every == 0 ? (last || step == 0) : step % s.png_every == 0)) {
       tessera::io::PngOptions png;
       png.scale = p.nx < 200 ? (400 + p.nx - 1) / p.nx : 1;
-      tessera::io::write_png(numbered(s.out, "density", step, "png"), solver.state(),
-                             [](const State& c) { return c.density(); }, png);
+      tessera::io::write_png(
+          numbered(s.out, "density", step, "png"), solver.state(), [](const State& c) { return c.density(); }, png);
     }
     if (series && (last || step % s.h5_every == 0)) {
       series->begin_step(static_cast<std::int64_t>(step), solver.time());
@@ -245,7 +257,8 @@ int run(const Settings& s) {
   while (!solver.finished() && solver.steps() < last_step) {
     step_graph.run(executor).get();
     const std::size_t step = solver.steps();
-    if (s.checkpoint_every > 0 && step % s.checkpoint_every == 0) checkpoint(numbered(s.out, "checkpoint", step, "ckpt"));
+    if (s.checkpoint_every > 0 && step % s.checkpoint_every == 0)
+      checkpoint(numbered(s.out, "checkpoint", step, "ckpt"));
     const bool done = solver.finished() || step >= last_step;
     if (!done) output(false);
     const auto now = std::chrono::steady_clock::now();

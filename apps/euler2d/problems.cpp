@@ -32,17 +32,23 @@ Problem shock_bubble(const ShockBubble& c) {
 RiemannTest toro_riemann_test(int k) {
   // Toro, Riemann Solvers and Numerical Methods for Fluid Dynamics, Table 4.1 (gamma = 1.4).
   switch (k) {
-    case 1: return {{1.0, 0.0, 1.0}, {0.125, 0.0, 0.1}, 0.5, 0.25};
-    case 2: return {{1.0, -2.0, 0.4}, {1.0, 2.0, 0.4}, 0.5, 0.15};
-    case 3: return {{1.0, 0.0, 1000.0}, {1.0, 0.0, 0.01}, 0.5, 0.012};
-    case 4: return {{1.0, 0.0, 0.01}, {1.0, 0.0, 100.0}, 0.5, 0.035};
-    case 5: return {{5.99924, 19.5975, 460.894}, {5.99242, -6.19633, 46.095}, 0.5, 0.035};
-    default: throw tessera::Error("toro_test: test " + std::to_string(k) + " does not exist; Toro's tests are 1 to 5");
+    case 1:
+      return {{1.0, 0.0, 1.0}, {0.125, 0.0, 0.1}, 0.5, 0.25};
+    case 2:
+      return {{1.0, -2.0, 0.4}, {1.0, 2.0, 0.4}, 0.5, 0.15};
+    case 3:
+      return {{1.0, 0.0, 1000.0}, {1.0, 0.0, 0.01}, 0.5, 0.012};
+    case 4:
+      return {{1.0, 0.0, 0.01}, {1.0, 0.0, 100.0}, 0.5, 0.035};
+    case 5:
+      return {{5.99924, 19.5975, 460.894}, {5.99242, -6.19633, 46.095}, 0.5, 0.035};
+    default:
+      throw tessera::Error("toro_test: test " + std::to_string(k) + " does not exist; Toro's tests are 1 to 5");
   }
 }
 
-Problem riemann_problem(const std::string& name, const RiemannTest& t, Axis axis, std::size_t n,
-                        std::size_t transverse, double gamma) {
+Problem riemann_problem(const std::string& name, const RiemannTest& t, Axis axis, std::size_t n, std::size_t transverse,
+                        double gamma) {
   if (n == 0 || transverse == 0)
     throw tessera::Error("riemann_problem: " + std::to_string(n) + " cells along and " + std::to_string(transverse) +
                          " across; both must be positive");
@@ -66,8 +72,8 @@ Problem toro_test(int k, Axis axis, std::size_t n, std::size_t transverse) {
   return riemann_problem("Toro test " + std::to_string(k), toro_riemann_test(k), axis, n, transverse);
 }
 
-RestartClock restart_clock(const std::string& path, double time, std::int64_t step, std::optional<std::int64_t> saved_problem,
-                           std::int64_t problem, double t_final) {
+RestartClock restart_clock(const std::string& path, double time, std::int64_t step,
+                           std::optional<std::int64_t> saved_problem, std::int64_t problem, double t_final) {
   const std::string where = "checkpoint '" + path + "'";
   if (step < 0)
     throw tessera::Error(where + " says step " + std::to_string(step) +
@@ -78,7 +84,8 @@ RestartClock restart_clock(const std::string& path, double time, std::int64_t st
     throw tessera::Error(where + " is at t = " + std::to_string(time) + ", not before t_final = " +
                          std::to_string(t_final) + ": there is nothing left to run (pass a later --t-final)");
   if (saved_problem && *saved_problem != problem)
-    throw tessera::Error(where + " was saved from another problem than the one asked for; restart it with the "
+    throw tessera::Error(where +
+                         " was saved from another problem than the one asked for; restart it with the "
                          "--problem (and --axis) it was saved from");
   return RestartClock{time, static_cast<std::size_t>(step)};
 }

@@ -83,7 +83,7 @@ struct RestartClock {
 /// The clock a checkpoint's scalars give, checked: the step is not negative, the time finite, not
 /// negative and before `t_final`, and the problem (`problem`, recorded by tessera-euler2d; absent
 /// in older checkpoints) the one being run. Throws tessera::Error naming `path` otherwise.
-RestartClock restart_clock(const std::string& path, double time, std::int64_t step, std::optional<std::int64_t> saved_problem,
-                           std::int64_t problem, double t_final);
+RestartClock restart_clock(const std::string& path, double time, std::int64_t step,
+                           std::optional<std::int64_t> saved_problem, std::int64_t problem, double t_final);
 
 }  // namespace euler2d

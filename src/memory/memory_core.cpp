@@ -196,6 +196,19 @@ void MemoryCore::cannot_place(const BufferState& self, std::size_t space, const 
     std::lock_guard lock(mutex_);
     used = used_[space];
   }
+  if (used + self.bytes <= budget && last.stuck_bytes == 0) {
+    // The budget has room, so the device's own allocator said no: its memory is taken by
+    // allocations outside this MemoryManager's replicas, or too cut up for the request.
+    const std::size_t in_use = d.bytes_in_use();
+    const std::size_t other = in_use > used ? in_use - used : 0;
+    throw Error(request + "the budget of " + format_bytes(budget) + " has room (" + format_bytes(used) +
+                " in use by replicas), but the device could not give " + format_bytes(self.bytes) +
+                " in one piece: its memory has " + format_bytes(in_use) + " of " + format_bytes(d.memory_capacity()) +
+                " in use, " + format_bytes(other) +
+                " of it by allocations other than this MemoryManager's replicas (another MemoryManager, "
+                "targetMalloc, Device::allocate) or lost between them. Free those, or set "
+                "MemoryOptions::device_budgets to what the device can really give this MemoryManager");
+  }
   throw Error(request + "budget " + format_bytes(budget) + ", " + format_bytes(used) + " in use by replicas, " +
               format_bytes(last.stuck_bytes) + " of it held by " + std::to_string(last.stuck_count) +
               " replica(s) that cannot be evicted now (an access between prepare and finish, a host hold not yet "

@@ -35,13 +35,14 @@ void check_erased(const std::string& task, std::size_t position, const ObjectSta
                   bool is_pointer) {
   const std::string param = "the kernel's parameter for it";
   if (!is_pointer)
-    throw Error(arg_name(task, position, o) + ": " + param + " is not a pointer; an object argument is passed as T* or const T*");
+    throw Error(arg_name(task, position, o) + ": " + param +
+                " is not a pointer; an object argument is passed as T* or const T*");
   if (!pointee_void && pointee != o.type)
     throw Error(arg_name(task, position, o) + ": " + param + " points to " + type_name(pointee) +
                 "; the element types must match");
   if (!pointee_void && pointee_bytes != o.element_bytes)
-    throw Error(arg_name(task, position, o) + ": elements of " + std::to_string(o.element_bytes) + " bytes, but " + param +
-                " points to elements of " + std::to_string(pointee_bytes) + " bytes");
+    throw Error(arg_name(task, position, o) + ": elements of " + std::to_string(o.element_bytes) + " bytes, but " +
+                param + " points to elements of " + std::to_string(pointee_bytes) + " bytes");
   if (access_writes(mode) && pointee_const)
     throw Error(arg_name(task, position, o) + " is passed with " + std::string(to_string(mode)) + " but " + param +
                 " is a pointer to const; take T* for write and read_write");

@@ -155,6 +155,22 @@ TEST(BufferEviction, ARequestLargerThanTheBudgetFailsAtOnce) {
                   {"Buffer 'too-big'", "2.0 MiB", "sim:0", "budget of 1.0 MiB"});
 }
 
+TEST(BufferEviction, ARequestTheBudgetHasRoomForButTheDeviceCannotGiveSaysWhy) {
+  // 2 MiB of device memory, the whole of it the budget; 1.5 MiB taken outside the manager.
+  auto devices = DeviceSet::select("sim:1:2MiB");
+  MemoryManager memory(devices);
+  Device& sim = devices.accelerator(0);
+  void* taken = sim.allocate(1536 * kib);
+  Buffer one(memory, 1024, kib, "one");
+  fill(one, 1);
+  const std::string m = message_of([&] { one.prepare(1, sim.compute_stream(0), Access::read); });
+  expect_contains(m, {"Buffer 'one'", "1.0 MiB", "sim:0", "has room", "could not give 1.0 MiB in one piece",
+                      "1.5 MiB of it by allocations other than this MemoryManager's replicas"});
+  sim.deallocate(taken, 1536 * kib);
+  one.prepare(1, sim.compute_stream(0), Access::read);  // fits once the other allocation is gone
+  one.finish(1, sim.compute_stream(0), Access::read);
+}
+
 TEST(BufferEviction, ARequestThatCannotFitAfterEvictionNamesWhatIsHeld) {
   auto devices = DeviceSet::select("sim:1:16MiB");
   MemoryManager memory(devices, {.device_budgets = {1 << 20}});
