@@ -245,8 +245,11 @@ int run(const Settings& s) {
   };
 
   const std::size_t last_step = s.steps ? *s.steps : std::numeric_limits<std::size_t>::max();
+  std::string where = devices.num_accelerators() == 0 ? "host" : "";
+  for (std::size_t a = 0; a < devices.num_accelerators(); ++a)
+    where += (a ? ", " : "") + devices.accelerator(a).name();
   std::printf("euler2d: %s, %zu x %zu cells, %s layout on %s (%zu partitions), t_final %.4f\n", p.name.c_str(), p.nx,
-              p.ny, Layout::name, devices.spec().c_str(), solver.state().num_partitions(), p.t_final);
+              p.ny, Layout::name, where.c_str(), solver.state().num_partitions(), p.t_final);
   if (solver.steps() == 0) output(false);
   tessera::Graph step_graph("euler step");
   solver.add_step(step_graph);
