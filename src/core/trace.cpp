@@ -1,9 +1,11 @@
 #include <tessera/core/error.hpp>
 #include <tessera/core/trace.hpp>
 
+#include "partial_file.hpp"
+
 #include <cstdio>
-#include <fstream>
 #include <ostream>
+#include <sstream>
 
 namespace tessera {
 
@@ -69,10 +71,14 @@ void Trace::write_chrome_json(std::ostream& out) const {
 }
 
 void Trace::save(const std::string& path) const {
-  std::ofstream out(path);
-  if (!out) throw Error("Trace::save: cannot open '" + path + "' for writing");
-  write_chrome_json(out);
-  if (!out.flush()) throw Error("Trace::save: writing '" + path + "' failed");
+  // Whole or absent: written beside `path` and renamed (detail::PartialFile).
+  std::ostringstream text;
+  write_chrome_json(text);
+  const std::string json = text.str();
+  detail::PartialFile file(path, "Trace::save: ");
+  if (std::fwrite(json.data(), 1, json.size(), file.get()) != json.size())
+    throw Error("Trace::save: writing '" + path + "' failed (disk full?); nothing was left under that name");
+  file.commit();
 }
 
 }  // namespace tessera

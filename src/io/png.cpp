@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "tessera/core/error.hpp"
+#include "../core/partial_file.hpp"
 
 #if defined(TESSERA_HAVE_PNG)
 #include <png.h>
@@ -52,8 +53,8 @@ bool encode(png_structp png, png_infop info, std::FILE* file, std::size_t width,
 
 void write_rows(const std::string& path, std::size_t width, std::size_t height,
                 const std::vector<unsigned char>& rgb) {
-  std::unique_ptr<std::FILE, FileCloser> file(std::fopen(path.c_str(), "wb"));
-  if (!file) throw Error(where(path) + "cannot open the file for writing; check that its directory exists");
+  // Whole or absent: a failed write leaves no file (and no 0-byte one) under `path`.
+  tessera::detail::PartialFile file(path, where(path));
   png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, nullptr, nullptr, nullptr);
   png_infop info = png ? png_create_info_struct(png) : nullptr;
   if (!png || !info) {
@@ -64,8 +65,8 @@ void write_rows(const std::string& path, std::size_t width, std::size_t height,
   for (std::size_t y = 0; y < height; ++y) rows[y] = const_cast<png_bytep>(rgb.data() + y * width * 3);
   const bool ok = encode(png, info, file.get(), width, height, rows.data());
   png_destroy_write_struct(&png, &info);
-  if (!ok) throw Error(where(path) + "libpng failed while writing (disk full?)");
-  if (std::fflush(file.get()) != 0) throw Error(where(path) + "could not flush the file (disk full?)");
+  if (!ok) throw Error(where(path) + "libpng failed while writing (disk full?); nothing was left under that name");
+  file.commit();
 }
 #endif
 
