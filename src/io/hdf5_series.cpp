@@ -121,6 +121,12 @@ Hdf5Series::Hdf5Series(const std::string& base, UniformGrid grid) : impl_(std::m
   throw Error(s.where() + ": tessera was built without HDF5 (install libhdf5-dev, e.g. with scripts/install-deps, "
                           "and reconfigure)");
 #else
+  // HDF5 closes the files still open at exit from an atexit handler; a file whose close failed
+  // (a full disk) is still open, half torn down, and that handler then crashes inside HDF5
+  // 1.10. Every series closes its file itself, so the handler has nothing to do: it is switched
+  // off before HDF5's first use (afterwards the call is refused and changes nothing).
+  static const bool no_atexit_close = (H5dont_atexit(), true);
+  (void)no_atexit_close;
   QuietHdf5 quiet;
   s.file = H5Fcreate(s.h5_path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
   if (s.file < 0) throw Error(s.where() + ": cannot create the file; check that its directory exists and is writable");
