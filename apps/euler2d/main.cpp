@@ -47,6 +47,7 @@ struct Settings {
   std::size_t png_every = 0;  // 0: only the first and last snapshot
   std::size_t h5_every = 0;   // 0: no HDF5 output
   std::size_t checkpoint_every = 0;
+  std::size_t check_finite_every = 0;  // 0: only before each output and at the end
   std::string restart;
   std::string trace;  // a Chrome/Perfetto trace of the steps' nodes and device streams
 };
@@ -92,6 +93,8 @@ const char* const usage =
     "  --png-every K         density PNG every K steps (default: first and last)\n"
     "  --h5-every K          HDF5/XDMF output every K steps (default: none)\n"
     "  --checkpoint-every K  checkpoint every K steps (default: only final.ckpt)\n"
+    "  --check-finite K      stop with an error naming the cell if the state is not finite, checked\n"
+    "                        every K steps (default 0: before each output and at the end)\n"
     "  --restart FILE        continue from a checkpoint of the same problem and size\n"
     "  --trace FILE          write a Chrome/Perfetto trace of the steps\n"
     "  --help                this text\n";
@@ -132,6 +135,8 @@ Settings parse(int argc, char** argv) {
       s.h5_every = positive(flag, value);
     else if (flag == "--checkpoint-every")
       s.checkpoint_every = positive(flag, value);
+    else if (flag == "--check-finite")
+      s.check_finite_every = positive(flag, value);
     else if (flag == "--restart")
       s.restart = value;
     else if (flag == "--trace")
@@ -221,13 +226,17 @@ int run(const Settings& s) {
   auto output = [&](bool last) {
     const std::size_t step = solver.steps();
     // A build without libpng writes no default snapshots; asking for them is an error (below).
-    if (tessera::io::png_supported() && (last || s.png_every == 0 ? (last || step == 0) : step % s.png_every == 0)) {
+    const bool png_now =
+        tessera::io::png_supported() && (last || s.png_every == 0 ? (last || step == 0) : step % s.png_every == 0);
+    const bool h5_now = series && (last || step % s.h5_every == 0);
+    if (png_now || h5_now) solver.check_finite();  // never write a picture or a series step of NaNs
+    if (png_now) {
       tessera::io::PngOptions png;
       png.scale = p.nx < 200 ? (400 + p.nx - 1) / p.nx : 1;
       tessera::io::write_png(
           numbered(s.out, "density", step, "png"), solver.state(), [](const State& c) { return c.density(); }, png);
     }
-    if (series && (last || step % s.h5_every == 0)) {
+    if (h5_now) {
       series->begin_step(static_cast<std::int64_t>(step), solver.time());
       series->write("density", solver.state(), [](const State& c) { return c.density(); });
       series->write("pressure", solver.state(), [&gas](const State& c) { return gas.pressure(c); });
@@ -241,13 +250,13 @@ int run(const Settings& s) {
     scalars.set("time", solver.time());
     scalars.set("step", static_cast<std::int64_t>(solver.steps()));
     scalars.set("problem", problem_code(s));
+    solver.check_finite();  // a checkpoint of NaNs would restart into them
     tessera::io::save_checkpoint(path, solver.state(), scalars);
   };
 
   const std::size_t last_step = s.steps ? *s.steps : std::numeric_limits<std::size_t>::max();
   std::string where = devices.num_accelerators() == 0 ? "host" : "";
-  for (std::size_t a = 0; a < devices.num_accelerators(); ++a)
-    where += (a ? ", " : "") + devices.accelerator(a).name();
+  for (std::size_t a = 0; a < devices.num_accelerators(); ++a) where += (a ? ", " : "") + devices.accelerator(a).name();
   std::printf("euler2d: %s, %zu x %zu cells, %s layout on %s (%zu partitions), t_final %.4f\n", p.name.c_str(), p.nx,
               p.ny, Layout::name, where.c_str(), solver.state().num_partitions(), p.t_final);
   if (solver.steps() == 0) output(false);
@@ -260,6 +269,7 @@ int run(const Settings& s) {
   while (!solver.finished() && solver.steps() < last_step) {
     step_graph.run(executor).get();
     const std::size_t step = solver.steps();
+    if (s.check_finite_every > 0 && step % s.check_finite_every == 0) solver.check_finite();
     if (s.checkpoint_every > 0 && step % s.checkpoint_every == 0)
       checkpoint(numbered(s.out, "checkpoint", step, "ckpt"));
     const bool done = solver.finished() || step >= last_step;

@@ -183,7 +183,35 @@ class EulerSolver {
     in_.gather_to(cells.data());
     return cells;
   }
-  /// Every cell's primitive state, in double, x fastest.
+
+  /// Throws tessera::Error when a cell holds a value that is not finite (NaN or infinite),
+  /// naming the field, the first such cell (x fastest), how many more there are, and the step:
+  /// a NaN spreads and a run would otherwise carry on, and write output, without saying so.
+  ///
+  ///   solver.check_finite();   // before each output and at the end
+  void check_finite() const {
+    const std::vector<State<T>> cells = gather();
+    const char* names[4] = {"density", "energy", "x-velocity", "y-velocity"};
+    std::size_t bad = 0, first = 0;
+    int field = -1;
+    for (std::size_t k = 0; k < cells.size(); ++k) {
+      const State<T>& c = cells[k];
+      const T v[4] = {c.density(), c.energy(), c.velocity()[0], c.velocity()[1]};
+      int which = -1;
+      for (int f = 0; f < 4 && which < 0; ++f)
+        if (!std::isfinite(static_cast<double>(v[f]))) which = f;
+      if (which < 0) continue;
+      if (bad++ == 0) first = k, field = which;
+    }
+    if (bad == 0) return;
+    const State<T>& c = cells[first];
+    const T v[4] = {c.density(), c.energy(), c.velocity()[0], c.velocity()[1]};
+    throw tessera::Error("EulerSolver '" + problem_.name + "': at step " + std::to_string(steps_) + " (t = " +
+                         std::to_string(t_) + ") the " + names[field] + " of cell (" +
+                         std::to_string(first % problem_.nx) + ", " + std::to_string(first / problem_.nx) + ") is " +
+                         std::to_string(static_cast<double>(v[field])) + ", and " + std::to_string(bad - 1) +
+                         " other cell(s) are not finite either");
+  }  /// Every cell's primitive state, in double, x fastest.
   std::vector<Primitive<double>> primitives() const {
     const std::vector<State<T>> cells = gather();
     std::vector<Primitive<double>> w(cells.size());
