@@ -206,6 +206,10 @@ int run(const Settings& s) {
   euler2d::EulerSolver<double, Layout> solver(memory, executor, make_problem(s), options);
   const euler2d::Problem& p = solver.problem();
   std::filesystem::create_directories(s.out);
+  // Pieces of outputs a killed run was writing (every output is written as NAME.partial and
+  // renamed when whole) are removed: nothing under a real name is ever half written.
+  for (const auto& entry : std::filesystem::directory_iterator(s.out))
+    if (entry.is_regular_file() && entry.path().extension() == ".partial") std::filesystem::remove(entry.path());
   if (!s.trace.empty()) check_writable(s.trace, "trace");
 
   if (!s.restart.empty()) {
