@@ -1,5 +1,6 @@
 # Checks that every "// DOC <name> begin ... // DOC <name> end" block of SOURCE appears verbatim
-# (dedented) in DOC, so documentation examples are always code that compiles and passes.
+# (dedented, unless -DDEDENT=OFF) in DOC, so documentation examples are always code that compiles
+# and passes.
 file(READ "${SOURCE}" source)
 file(READ "${DOC}" doc)
 string(REGEX MATCHALL "// DOC ([a-z-]+) begin" names "${source}")
@@ -15,8 +16,11 @@ foreach(marker IN LISTS names)
   math(EXPR start "${start} + ${len}")
   math(EXPR count "${stop} - ${start}")
   string(SUBSTRING "${source}" ${start} ${count} block)
-  # Drop the two-space indent of a test body, and the indent before the end marker.
-  string(REGEX REPLACE "\n  " "\n" block "\n${block}")
+  # Drop the two-space indent of a test body, and the indent before the end marker (not for a
+  # whole file's code, -DDEDENT=OFF).
+  if(NOT DEFINED DEDENT OR DEDENT)
+    string(REGEX REPLACE "\n  " "\n" block "\n${block}")
+  endif()
   string(STRIP "${block}" block)
   string(FIND "${doc}" "${block}" found)
   if(found EQUAL -1)

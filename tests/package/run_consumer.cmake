@@ -16,6 +16,8 @@ step(${CMAKE_COMMAND} -S "${CONSUMER_SOURCE}" -B "${WORK_DIR}/build" -G "${GENER
 step(${CMAKE_COMMAND} --build "${WORK_DIR}/build")
 step("${WORK_DIR}/build/consumer")
 step("${WORK_DIR}/build/consumer_c")
+step("${WORK_DIR}/build/heat")
+step(${CMAKE_COMMAND} -E env TESSERA_DEVICES=sim:2 "${WORK_DIR}/build/heat")
 # The installed command starts with nothing but its RUNPATH to find libtessera.
 if(EXISTS "${prefix}/bin/tessera")
   step(${CMAKE_COMMAND} -E env --unset=LD_LIBRARY_PATH "${prefix}/bin/tessera" devices --select host)
