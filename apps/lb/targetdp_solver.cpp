@@ -20,25 +20,22 @@ TARGET_CONST double t_collision[6];
 TARGET_CONST double t_weights[nvel];
 TARGET_CONST int t_velocities[nvel * 3];
 
-// The lanes of one TLP chunk, as binary_collision sees them.
-struct ChunkLanes {
-  double* f;
-  double* g;
-  const double* phi;
-  const double* grad;
-  const double* delsq;
-  double* u_out;
+// The lanes of one TLP chunk (sites s0 .. s0 + VVL - 1), as binary_collision sees them.
+struct ChunkSite {
+  double* f_;
+  double* g_;
+  const double* phi_;
+  const double* grad_;
+  const double* delsq_;
+  double* u_;
   size_t ns;
   size_t s0;
-};
-struct ChunkSite {
-  ChunkLanes l;
-  TESSERA_HOST_DEVICE double& f(int p, int v) { return l.f[p * l.ns + l.s0 + v]; }
-  TESSERA_HOST_DEVICE double& g(int p, int v) { return l.g[p * l.ns + l.s0 + v]; }
-  TESSERA_HOST_DEVICE double phi(int v) const { return l.phi[l.s0 + v]; }
-  TESSERA_HOST_DEVICE double grad(int a, int v) const { return l.grad[a * l.ns + l.s0 + v]; }
-  TESSERA_HOST_DEVICE double delsq(int v) const { return l.delsq[l.s0 + v]; }
-  TESSERA_HOST_DEVICE double& u(int a, int v) { return l.u_out[a * l.ns + l.s0 + v]; }
+  TESSERA_HOST_DEVICE double& f(int p, int v) { return f_[p * ns + s0 + v]; }
+  TESSERA_HOST_DEVICE double& g(int p, int v) { return g_[p * ns + s0 + v]; }
+  TESSERA_HOST_DEVICE double phi(int v) const { return phi_[s0 + v]; }
+  TESSERA_HOST_DEVICE double grad(int a, int v) const { return grad_[a * ns + s0 + v]; }
+  TESSERA_HOST_DEVICE double delsq(int v) const { return delsq_[s0 + v]; }
+  TESSERA_HOST_DEVICE double& u(int a, int v) { return u_[a * ns + s0 + v]; }
 };
 
 TARGET_ENTRY void phi_from_g(const double* g, double* phi, size_t ns, size_t first, size_t count) {
@@ -140,7 +137,7 @@ TARGET_ENTRY void collide(double* f, double* g, const double* phi, const double*
                               t_collision[3], t_collision[4], t_collision[5]};
   size_t base;
   TARGET_TLP(base, count) {
-    ChunkSite site{ChunkLanes{f, g, phi, grad, delsq, u, ns, first + base}};
+    ChunkSite site{f, g, phi, grad, delsq, u, ns, first + base};
     binary_collision<VVL>(site, tdp_nv_, k);
   }
 }
