@@ -6,6 +6,7 @@
 #   make bench SUITE=sched    run one benchmark suite, write build/bench/<suite>.json
 #   make asan | tsan          the sanitizer suites
 #   make cuda-build           compile every CUDA target of the CUDA preset (no GPU needed)
+#   make fuzz                 build the libFuzzer targets (clang) and run each FUZZ_SECONDS from its corpus
 #   make install PREFIX=dir   install headers, library and the CMake package
 
 PRESET ?= cpu
@@ -20,7 +21,7 @@ BUILD := build/$(PRESET)
 export CCACHE_BASEDIR ?= $(CURDIR)
 export CCACHE_NOHASHDIR ?= 1
 
-.PHONY: all deps configure build demo test bench asan tsan cuda-build install clean
+.PHONY: all deps configure build demo test bench asan tsan cuda-build fuzz install clean
 
 all: build
 
@@ -59,6 +60,22 @@ tsan:
 cuda-build:
 	@$(MAKE) --no-print-directory configure PRESET=cuda
 	cmake --build --preset cuda -j $(JOBS) --target tessera_cuda_targets
+
+# Each fuzzer starts from its corpus in fuzz/corpus/ (read only) and writes what it finds new to
+# a scratch folder; a crash, a sanitizer report or a leak stops it and fails the target.
+FUZZ_SECONDS ?= 30
+FUZZERS := checkpoint device_spec lb_input
+fuzz:
+	@$(MAKE) --no-print-directory configure PRESET=fuzz
+	cmake --build --preset fuzz -j $(JOBS) --target tessera_fuzzers
+	@for f in $(FUZZERS); do \
+	  rm -rf build/fuzz/found/$$f && mkdir -p build/fuzz/found/$$f && \
+	  echo "fuzz_$$f: $(FUZZ_SECONDS) s" && \
+	  build/fuzz/fuzz/fuzz_$$f -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=2048 -print_final_stats=1 \
+	    -artifact_prefix=build/fuzz/found/$$f- build/fuzz/found/$$f fuzz/corpus/$$f > build/fuzz/found/$$f.log 2>&1; \
+	  rc=$$?; tail -4 build/fuzz/found/$$f.log; \
+	  if [ $$rc -ne 0 ]; then echo "fuzz_$$f failed: see build/fuzz/found/$$f.log"; exit 1; fi; \
+	done
 
 install: build
 	cmake --install $(BUILD) --prefix $(PREFIX)
