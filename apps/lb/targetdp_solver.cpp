@@ -198,11 +198,43 @@ void upload(T* target, const std::vector<T>& host) {
   if (!host.empty()) copyToTarget(target, host.data(), host.size() * sizeof(T));
 }
 
+// The fields a collision reads and writes, on the target, freed with it: the solver's, and the
+// ones targetdp_collision sets up for one collision.
+struct CollisionFields {
+  double *f = nullptr, *g = nullptr, *phi = nullptr, *grad = nullptr, *delsq = nullptr, *u = nullptr;
+
+  CollisionFields() = default;
+  CollisionFields(const CollisionFields&) = delete;
+  CollisionFields& operator=(const CollisionFields&) = delete;
+  ~CollisionFields() {
+    for (double* p : {f, g, phi, grad, delsq, u}) tdp_free(p);  // never throws; nothing to act on
+  }
+
+  void allocate(const Geometry& geo) {
+    const std::size_t ns = geo.nsites;
+    f = target_array<double>(nvel * ns, "f", geo);
+    g = target_array<double>(nvel * ns, "g", geo);
+    phi = target_array<double>(ns, "phi", geo);
+    grad = target_array<double>(3 * ns, "grad phi", geo);
+    delsq = target_array<double>(ns, "Laplacian", geo);
+    u = target_array<double>(3 * ns, "velocity", geo);
+  }
+  // Collides every site of the span of interior sites.
+  void collide_all(const Geometry& geo) const {
+    const size_t first = geo.span_first(), count = geo.span_count();
+    collide TARGET_LAUNCH(count)(f, g, phi, grad, delsq, u, geo.nsites, first, count);
+  }
+};
+
+void set_collision_constants(const CollisionParameters& k) {
+  const double constants[6] = {k.rtau_shear, k.rtau_bulk, k.rtau2, k.a, k.b, k.kappa};
+  copyConstantDouble1DArrayToTarget(t_collision, constants, sizeof constants);
+}
+
 }  // namespace
 
-struct Solver::TargetFields {
-  double *f = nullptr, *g = nullptr, *f_new = nullptr, *g_new = nullptr;
-  double *phi = nullptr, *grad = nullptr, *delsq = nullptr, *u = nullptr;
+struct Solver::TargetFields : CollisionFields {
+  double *f_new = nullptr, *g_new = nullptr;
   char* fluid = nullptr;
   size_t *halo_dst = nullptr, *halo_src = nullptr;
   size_t *link_fluid = nullptr, *link_wall = nullptr;
@@ -210,10 +242,9 @@ struct Solver::TargetFields {
   double* link_momentum = nullptr;
 
   ~TargetFields() {
-    for (void* p : {(void*)f, (void*)g, (void*)f_new, (void*)g_new, (void*)phi, (void*)grad, (void*)delsq, (void*)u,
-                    (void*)fluid, (void*)halo_dst, (void*)halo_src, (void*)link_fluid, (void*)link_wall,
-                    (void*)link_velocity, (void*)link_momentum})
-      tdp_free(p);  // never throws; a failure here cannot be acted on
+    for (void* p : {(void*)f_new, (void*)g_new, (void*)fluid, (void*)halo_dst, (void*)halo_src, (void*)link_fluid,
+                    (void*)link_wall, (void*)link_velocity, (void*)link_momentum})
+      tdp_free(p);  // never throws; nothing to act on
   }
 };
 
@@ -243,14 +274,9 @@ Solver::Solver(const Parameters& parameters)
     : parameters_(parameters), geometry_(parameters), t_(std::make_unique<TargetFields>()) {
   const std::size_t ns = geometry_.nsites;
   auto& t = *t_;
-  t.f = target_array<double>(nvel * ns, "f", geometry_);
-  t.g = target_array<double>(nvel * ns, "g", geometry_);
+  t.allocate(geometry_);
   t.f_new = target_array<double>(nvel * ns, "propagated f", geometry_);
   t.g_new = target_array<double>(nvel * ns, "propagated g", geometry_);
-  t.phi = target_array<double>(ns, "phi", geometry_);
-  t.grad = target_array<double>(3 * ns, "grad phi", geometry_);
-  t.delsq = target_array<double>(ns, "Laplacian", geometry_);
-  t.u = target_array<double>(3 * ns, "velocity", geometry_);
 
   std::vector<char> fluid(ns, 0);
   for (int i = 0; i <= geometry_.n[0] + 1; ++i)
@@ -279,9 +305,7 @@ Solver::Solver(const Parameters& parameters)
   upload(t.link_wall, link_wall);
   upload(t.link_velocity, link_velocity);
 
-  const CollisionParameters k = collision_parameters(parameters_);
-  const double constants[6] = {k.rtau_shear, k.rtau_bulk, k.rtau2, k.a, k.b, k.kappa};
-  copyConstantDouble1DArrayToTarget(t_collision, constants, sizeof constants);
+  set_collision_constants(collision_parameters(parameters_));
   copyConstantDouble1DArrayToTarget(t_weights, wv, sizeof wv);
   copyConstantInt1DArrayToTarget(t_velocities, &cv[0][0], sizeof cv);
 
@@ -314,7 +338,7 @@ void Solver::step() {
   const Geometry& geo = geometry_;
   const size_t ns = geo.nsites, first = geo.span_first(), count = geo.span_count();
   compute_phi_and_gradients();
-  collide TARGET_LAUNCH(count)(t.f, t.g, t.phi, t.grad, t.delsq, t.u, ns, first, count);
+  t.collide_all(geo);
   if (num_halo_) {
     halo_copy TARGET_LAUNCH(num_halo_)(t.f, nvel, ns, t.halo_dst, t.halo_src, num_halo_);
     halo_copy TARGET_LAUNCH(num_halo_)(t.g, nvel, ns, t.halo_dst, t.halo_src, num_halo_);
@@ -354,29 +378,17 @@ Snapshot Solver::snapshot() const {
 }
 
 void targetdp_collision(const Geometry& geo, const CollisionParameters& k, CollisionState& st) {
-  const std::size_t ns = geo.nsites, first = geo.span_first(), count = geo.span_count();
-  struct Arrays {
-    double *f = nullptr, *g = nullptr, *phi = nullptr, *grad = nullptr, *delsq = nullptr, *u = nullptr;
-    ~Arrays() {
-      for (double* p : {f, g, phi, grad, delsq, u}) tdp_free(p);
-    }
-  } t;
-  t.f = target_array<double>(nvel * ns, "f", geo);
-  t.g = target_array<double>(nvel * ns, "g", geo);
-  t.phi = target_array<double>(ns, "phi", geo);
-  t.grad = target_array<double>(3 * ns, "grad phi", geo);
-  t.delsq = target_array<double>(ns, "Laplacian", geo);
-  t.u = target_array<double>(3 * ns, "velocity", geo);
+  CollisionFields t;
+  t.allocate(geo);
   upload(t.f, st.f);
   upload(t.g, st.g);
   upload(t.phi, st.phi);
   upload(t.grad, st.grad);
   upload(t.delsq, st.delsq);
-  const double constants[6] = {k.rtau_shear, k.rtau_bulk, k.rtau2, k.a, k.b, k.kappa};
-  copyConstantDouble1DArrayToTarget(t_collision, constants, sizeof constants);
-  collide TARGET_LAUNCH(count)(t.f, t.g, t.phi, t.grad, t.delsq, t.u, ns, first, count);
+  set_collision_constants(k);
+  t.collide_all(geo);
   syncTarget();
-  st.u.resize(3 * ns);
+  st.u.resize(3 * geo.nsites);
   copyFromTarget(st.f.data(), t.f, st.f.size() * sizeof(double));
   copyFromTarget(st.g.data(), t.g, st.g.size() * sizeof(double));
   copyFromTarget(st.u.data(), t.u, st.u.size() * sizeof(double));
