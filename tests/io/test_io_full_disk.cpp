@@ -9,6 +9,8 @@
 
 #include <gtest/gtest.h>
 
+#include "../support/error_of.hpp"
+
 #include <sys/resource.h>
 #include <cmath>
 #include <csignal>
@@ -49,15 +51,7 @@ std::string scratch(const std::string& name) {
   return (dir / name).string();
 }
 
-template <class F>
-std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (const tessera::Error& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
+using tessera::test::error_of;
 
 TEST(FullDisk, APngThatCannotBeWrittenLeavesNoFile) {
   if (!tessera::io::png_supported()) GTEST_SKIP() << "this build has no libpng";

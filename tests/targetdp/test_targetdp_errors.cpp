@@ -5,20 +5,14 @@
 
 #include <gtest/gtest.h>
 
+#include "../support/error_of.hpp"
+
 #include <string>
 #include <vector>
 
 namespace {
 
-template <class F>
-std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (const tessera::Error& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
+using tessera::test::error_of;
 
 void expect_mentions(const std::string& message, std::initializer_list<const char*> words) {
   for (const char* w : words) EXPECT_NE(message.find(w), std::string::npos) << "'" << w << "' not in: " << message;

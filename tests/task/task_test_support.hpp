@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include "../support/backends.hpp"
+#include "../support/error_of.hpp"
 
 #include <chrono>
 #include <string>
@@ -26,16 +27,7 @@ inline tessera::DeviceSet devices_for(const std::string& spec) {
   return tessera::DeviceSet::select(spec);
 }
 
-/// The message of the tessera::Error that `f` throws, or "(no tessera::Error)".
-template <class F>
-std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (const tessera::Error& e) {
-    return e.what();
-  }
-  return "(no tessera::Error)";
-}
+using tessera::test::error_of;
 
 /// Waits for a handle, failing the test (not hanging it) after a generous timeout.
 inline void finish(const tessera::TaskHandle& h) {
