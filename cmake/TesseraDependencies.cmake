@@ -94,7 +94,7 @@ tessera_optional(TBB "oneTBB flow-graph baselines in benchmarks")
 tessera_optional(HDF5 "HDF5/XDMF output")
 tessera_optional(PNG "PNG snapshots")
 tessera_optional(MPI "distribution across nodes")
-tessera_optional(OPENBLAS "OpenBLAS baselines")
+tessera_optional(OPENBLAS "matrix products of flows on the host, and BLAS baselines")
 tessera_optional(STARPU "StarPU baselines")
 
 if(TESSERA_BUILD_TESTS)

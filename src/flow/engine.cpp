@@ -1,0 +1,384 @@
+// The dataflow runtime: a value reaching an input may make its operation ready; a ready
+// operation consumes one value per input its rule names and becomes a firing, a Job on the
+// executor placed on a memory space; a finished firing's results leave each output in the order
+// the firings started (a reorder buffer per operation), which keeps the order of values along
+// every path. Device firings go through tessera::submit, so they only enqueue; the Buffers order
+// the device work, and the flow counts it until the stream reaches it.
+
+#include "engine.hpp"
+
+#include <tessera/core/error.hpp>
+#include <fmt/format.h>
+#include <tessera/core/trace.hpp>
+#include <tessera/device/device.hpp>
+#include <tessera/device/submit.hpp>
+#include <tessera/flow/context.hpp>
+#include <tessera/sched/executor.hpp>
+
+#include <algorithm>
+#include <sstream>
+
+namespace tessera::flow::detail {
+namespace {
+
+// A firing that finishes on a worker may leave one host firing here to run next on the same
+// worker, instead of a round trip through the deques (a chain costs one Job, not one per link).
+thread_local Firing** continuation_slot = nullptr;
+
+Executor& executor_of(const FlowOptions& o) { return o.executor != nullptr ? *o.executor : default_executor(); }
+
+}  // namespace
+
+Engine::Engine(Flow& f, DeviceSet& d, FlowOptions o)
+    : flow(f), devices(d), options(std::move(o)), memory(d, options.memory), executor(executor_of(options)) {
+  const std::size_t spaces = memory.num_spaces();
+  per_space_ = std::make_unique<std::atomic<std::size_t>[]>(spaces);
+  in_flight_per_space_ = std::make_unique<std::atomic<std::size_t>[]>(spaces);
+  for (std::size_t i = 0; i < spaces; ++i) {
+    per_space_[i] = 0;
+    in_flight_per_space_[i] = 0;
+  }
+}
+
+Engine::~Engine() {
+  {
+    std::unique_lock lock(wait_mutex_);
+    waiters_.fetch_add(1);
+    idle_.wait(lock, [&] { return !busy(); });
+    waiters_.fetch_sub(1);
+  }
+  // Queued values hold Arrays; drop them before the operations and the memory go.
+  for (auto& op : ops_)
+    for (InputBase* in : op->inputs_) in->queue_.clear();
+}
+
+InputBase& Engine::resolve(InputBase& in) {
+  InputBase* p = &in;
+  while (p->forward_ != nullptr) p = p->forward_;
+  return *p;
+}
+
+void Engine::send(InputBase& port, Token token, std::uint64_t set) {
+  Operation& owner = port.owner();
+  if (owner.flow_ != &flow)
+    throw Error(fmt::format("flow: cannot send into {}: the operation does not belong to this flow (add it with "
+                       "Flow::add)",
+                       port.full_name()));
+  if (owner.state_ == nullptr)
+    throw Error(fmt::format("flow: cannot send into {}: the operation was removed", port.full_name()));
+  if (options.fusion && structure_changed_) fuse();
+  InputBase& in = resolve(port);
+  for (const OutputBase* src : in.sources_)
+    if (!src->owner().control_flow())
+      throw Error(fmt::format("flow: cannot send into {}: it is fed by {}, a data operation, whose values would "
+                         "interleave with the ones sent; send into an unconnected input or one fed by a "
+                         "control-flow operation (Merger, Turnout, ...)",
+                         port.full_name(), src->full_name()));
+  token.set = set;
+  std::vector<Firing*> ready;
+  deliver(in, std::move(token), ready);
+  schedule(ready);
+}
+
+void Engine::deliver(InputBase& in, Token token, std::vector<Firing*>& ready) {
+  Operation& op = in.owner();
+  OperationState& st = *op.state_;
+  std::lock_guard lock(st.mutex);
+  in.queue_.push_back(std::move(token));
+  queued_.fetch_add(1, std::memory_order_relaxed);
+  dispatch_locked(op, st, ready);
+}
+
+void Engine::dispatch_locked(Operation& op, OperationState& st, std::vector<Firing*>& ready) {
+  const std::size_t n = op.inputs_.size();
+  while (op.concurrent() || st.running == 0) {
+    st.queued.resize(n);
+    for (std::size_t i = 0; i < n; ++i) st.queued[i] = op.inputs_[i]->queue_.size();
+    const std::uint64_t mask = op.ready(st.queued);
+    if (mask == 0) return;
+    auto* f = new Firing();
+    f->engine = this;
+    f->op = &op;
+    f->seq = st.next_seq++;
+    f->inputs.resize(n);
+    f->visits.assign(n, nullptr);
+    bool first = true;
+    for (std::size_t i = 0; i < n; ++i) {
+      if ((mask >> i & 1u) == 0) continue;
+      auto& q = op.inputs_[i]->queue_;
+      if (q.empty()) {
+        delete f;
+        throw Error(fmt::format("flow: {}'s readiness rule named input {} ({}), which holds no value", op.name(), i,
+                           op.inputs_[i]->name()));
+      }
+      if (first) f->set = q.front().set, first = false;
+      f->inputs[i] = std::move(q.front().value);
+      f->visits[i] = q.front().visit;
+      q.pop_front();
+      queued_.fetch_sub(1, std::memory_order_relaxed);
+    }
+    ++st.running;
+    firings_.fetch_add(1, std::memory_order_relaxed);
+    ready.push_back(f);
+  }
+}
+
+void Engine::place(Firing& f) {
+  const Operation& op = *f.op;
+  const std::size_t accelerators = memory.num_spaces() - 1;
+  std::size_t space = 0;
+  if (op.pinned_space() >= 0) {
+    space = static_cast<std::size_t>(op.pinned_space());
+    if (space > accelerators)
+      throw Error(fmt::format("flow: {} is pinned to space {}, but the flow has {} accelerator(s) (spaces 0..{})",
+                         op.name(), space, accelerators, accelerators));
+  } else if (op.runs() == Runs::host || accelerators == 0 || options.placement == Placement::host) {
+    space = 0;
+  } else if (options.placement == Placement::per_input_set) {
+    space = 1 + f.set % accelerators;
+  } else {
+    // Data-affine: the accelerator holding most of the input bytes; ties to the least busy.
+    std::vector<std::size_t> bytes(accelerators + 1, 0);
+    struct Ctx {
+      std::vector<std::size_t>* bytes;
+    } ctx{&bytes};
+    auto weigh = [](const Buffer& b, void* c) {
+      auto& by = *static_cast<Ctx*>(c)->bytes;
+      for (std::size_t s = 1; s < by.size(); ++s) {
+        if (!b.has_replica(s)) continue;
+        std::size_t rows = 0;
+        for (const RowRange& r : b.valid_rows(s)) rows += r.end - r.begin;
+        by[s] += rows * b.row_bytes();
+      }
+    };
+    for (std::size_t i = 0; i < f.inputs.size(); ++i)
+      if (f.visits[i] != nullptr) f.visits[i](f.inputs[i], weigh, &ctx);
+    std::size_t best = 0;
+    for (std::size_t s = 1; s <= accelerators; ++s) {
+      if (best == 0) {
+        best = s;
+        continue;
+      }
+      if (bytes[s] > bytes[best] ||
+          (bytes[s] == bytes[best] && in_flight_per_space_[s].load(std::memory_order_relaxed) <
+                                          in_flight_per_space_[best].load(std::memory_order_relaxed)))
+        best = s;
+    }
+    space = best;
+  }
+  f.space = space;
+  if (space != 0) {
+    Device& d = memory.device(space);
+    const std::size_t streams = d.num_compute_streams();
+    f.stream = &d.compute_stream(streams <= 1 ? 0 : f.set % streams);
+  }
+  if (options.trace_placement)
+    trace_mark("flow placement", fmt::format("{} #{} on {}", op.name(), f.seq, space == 0 ? std::string("host") : memory.device(space).name()));
+}
+
+void Engine::schedule(std::vector<Firing*>& ready) {
+  for (std::size_t k = 0; k < ready.size(); ++k) {
+    Firing* f = ready[k];
+    try {
+      place(*f);
+    } catch (...) {
+      fail(*f->op, "placement", std::current_exception());
+      f->failed = true;
+      f->space = 0;
+      f->stream = nullptr;
+    }
+    per_space_[f->space].fetch_add(1, std::memory_order_relaxed);
+    in_flight_per_space_[f->space].fetch_add(1, std::memory_order_relaxed);
+    total_firings_.fetch_add(1, std::memory_order_relaxed);
+    if (f->stream == nullptr && continuation_slot != nullptr && *continuation_slot == nullptr) {
+      *continuation_slot = f;  // runs next on this worker
+      continue;
+    }
+    executor.schedule(f->stream == nullptr ? f->cpu_job : f->gpu_job);
+  }
+  ready.clear();
+}
+
+void FiringJob::run_job(Job& self) {
+  Firing* f = static_cast<FiringJob&>(self).firing;
+  Engine& engine = *f->engine;
+  Firing* next = nullptr;
+  Firing** saved = continuation_slot;
+  continuation_slot = &next;
+  while (f != nullptr) {
+    engine.run(*f);  // completes f (and may delete it)
+    f = next;
+    next = nullptr;
+  }
+  continuation_slot = saved;
+}
+
+void Engine::run(Firing& f) {
+  Operation& op = *f.op;
+  if (!f.failed) {
+    Context ctx(f, flow, executor, f.space, f.stream);
+    try {
+      if (f.stream == nullptr) {
+        f.holds.emplace();
+        op.fire(ctx);
+        f.holds.reset();  // releases the host holds
+      } else {
+        device_pending_.fetch_add(1, std::memory_order_relaxed);
+        bool submitted = false;
+        try {
+          submit(
+              *f.stream, {},
+              [&](Stream& s) {
+                tessera::detail::StreamAccesses accesses(f.space, s);
+                f.device_accesses = &accesses;
+                op.fire(ctx);
+                f.device_accesses = nullptr;
+                accesses.finish();
+              },
+              [this] {
+                if (device_pending_.fetch_sub(1, std::memory_order_acq_rel) == 1 && waiters_.load() > 0) {
+                  std::lock_guard lock(wait_mutex_);
+                  idle_.notify_all();
+                }
+              });
+          submitted = true;
+        } catch (...) {
+          f.device_accesses = nullptr;
+          if (!submitted) device_pending_.fetch_sub(1, std::memory_order_acq_rel);
+          throw;
+        }
+      }
+    } catch (...) {
+      f.holds.reset();
+      f.failed = true;
+      f.produced.clear();
+      fail(op, "a firing", std::current_exception());
+    }
+  }
+  f.buffers.clear();
+  complete(f);
+}
+
+void Engine::complete(Firing& f) {
+  Operation& op = *f.op;
+  OperationState& st = *op.state_;
+  std::vector<Firing*> ready;
+  std::vector<Firing*> to_emit;
+  {
+    std::lock_guard lock(st.mutex);
+    in_flight_per_space_[f.space].fetch_sub(1, std::memory_order_relaxed);
+    --st.running;
+    st.finished.emplace(f.seq, &f);
+    if (!op.concurrent()) dispatch_locked(op, st, ready);
+    if (st.emitting) {
+      schedule(ready);
+      return;
+    }
+    st.emitting = true;
+  }
+  // This thread emits, in firing order, every finished firing whose turn has come.
+  for (;;) {
+    Firing* next = nullptr;
+    {
+      std::lock_guard lock(st.mutex);
+      auto it = st.finished.find(st.next_emit);
+      if (it == st.finished.end()) {
+        st.emitting = false;
+        break;
+      }
+      next = it->second;
+      st.finished.erase(it);
+      ++st.next_emit;
+    }
+    emit(*next, ready);
+    delete next;
+    firing_done();
+  }
+  schedule(ready);
+}
+
+void Engine::emit(Firing& f, std::vector<Firing*>& ready) {
+  for (auto& [index, token] : f.produced) {
+    OutputBase& out = *f.op->outputs_[index];
+    token.set = f.set;
+    for (const Receiver& r : out.receivers_) {
+      try {
+        r(token.value);
+      } catch (...) {
+        fail(*f.op, fmt::format("the on_receive callback of {}", out.full_name()), std::current_exception());
+      }
+    }
+    const std::size_t targets = out.targets_.size();
+    for (std::size_t t = 0; t < targets; ++t) {
+      try {
+        if (t + 1 == targets)
+          deliver(*out.targets_[t], std::move(token), ready);
+        else
+          deliver(*out.targets_[t], token, ready);
+      } catch (...) {
+        fail(out.targets_[t]->owner(), "readiness", std::current_exception());
+      }
+    }
+  }
+  f.produced.clear();
+}
+
+void Engine::firing_done() {
+  if (firings_.fetch_sub(1, std::memory_order_acq_rel) == 1 && waiters_.load() > 0) {
+    std::lock_guard lock(wait_mutex_);
+    idle_.notify_all();
+  }
+}
+
+void Engine::fail(const Operation& op, const std::string& what, std::exception_ptr e) {
+  std::lock_guard lock(error_mutex_);
+  if (errors_++ == 0) {
+    first_error_ = fmt::format("flow: {} of operation '{}' failed: {}", what, op.name(), describe_exception(e));
+    first_exception_ = e;
+  }
+}
+
+void Engine::wait() {
+  {
+    std::unique_lock lock(wait_mutex_);
+    waiters_.fetch_add(1);
+    idle_.wait(lock, [&] { return !busy(); });
+    waiters_.fetch_sub(1);
+  }
+  std::string error;
+  {
+    std::lock_guard lock(error_mutex_);
+    if (errors_ > 0) {
+      error = first_error_;
+      if (errors_ > 1) error += fmt::format(" (and {} more failure(s))", errors_ - 1);
+      errors_ = 0;
+      first_exception_ = nullptr;
+    }
+  }
+  if (!error.empty()) throw Error(error);
+  if (queued_.load() != 0) {
+    std::ostringstream where;
+    std::lock_guard lock(graph_mutex_);
+    for (const auto& op : ops_) {
+      if (op->state_ == nullptr || op->state_->replaced) continue;
+      for (const InputBase* in : op->inputs_)
+        if (!in->queue_.empty()) where << (where.tellp() > 0 ? ", " : "") << in->full_name() << " (" << in->queue_.size() << ")";
+    }
+    throw Error(fmt::format("flow: {} value(s) wait at inputs whose operations can never fire: {}; each operation fires "
+                       "when its readiness rule holds (by default a value on every input), so send the missing "
+                       "inputs or change the graph",
+                       queued_.load(), where.str()));
+  }
+}
+
+FlowStats Engine::stats() const {
+  FlowStats s;
+  s.firings = total_firings_.load();
+  s.kernels = kernels_.load();
+  for (std::size_t i = 0; i < memory.num_spaces(); ++i) s.firings_per_space.push_back(per_space_[i].load());
+  std::lock_guard lock(graph_mutex_);
+  s.fused = fused_;
+  return s;
+}
+
+}  // namespace tessera::flow::detail

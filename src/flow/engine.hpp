@@ -1,0 +1,143 @@
+#pragma once
+// The dataflow runtime behind flow::Flow: streams, readiness, firings as executor Jobs, ordered
+// emission, placement, completion counting and fusion.
+
+#include <tessera/device/device_set.hpp>
+#include <tessera/flow/flow.hpp>
+#include <tessera/memory/detail/host_holds.hpp>
+#include <tessera/memory/detail/stream_accesses.hpp>
+#include <tessera/memory/memory_manager.hpp>
+#include <tessera/sched/job.hpp>
+
+#include <atomic>
+#include <condition_variable>
+#include <deque>
+#include <exception>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace tessera::flow::detail {
+
+struct Firing;
+
+/// The Job that runs a firing on the executor: CPU kind on the host, GPU kind where the firing
+/// submits to a device (a GPU-priority worker issues it).
+struct FiringJob : tessera::Job {
+  FiringJob(Firing* f, ExecKind kind) : Job(&FiringJob::run_job, kind), firing(f) {}
+  static void run_job(Job& self);
+  Firing* firing;
+};
+
+/// One firing: the values it consumed and the results it produced.
+struct Firing {
+  Firing() : cpu_job(this, ExecKind::cpu), gpu_job(this, ExecKind::gpu) {}
+  FiringJob cpu_job;
+  FiringJob gpu_job;
+
+  Engine* engine = nullptr;
+  Operation* op = nullptr;
+  std::uint64_t seq = 0;
+  std::uint64_t set = 0;
+  std::size_t space = 0;
+  Stream* stream = nullptr;
+  std::vector<std::any> inputs;
+  std::vector<VisitFn> visits;
+  std::vector<std::pair<std::size_t, Token>> produced;
+  bool failed = false;
+  // Data accesses of this firing: stable handles, host holds, device accesses.
+  std::deque<Buffer> buffers;
+  std::optional<tessera::detail::HostHolds> holds;
+  tessera::detail::StreamAccesses* device_accesses = nullptr;
+};
+
+struct OperationState {
+  std::mutex mutex;
+  std::uint64_t next_seq = 0;
+  std::uint64_t next_emit = 0;
+  std::size_t running = 0;
+  bool emitting = false;
+  bool replaced = false;  // fused into another operation
+  std::map<std::uint64_t, Firing*> finished;
+  std::vector<std::size_t> queued;  // scratch for ready()
+};
+
+struct FuseCandidate {
+  OutputBase* out;
+  InputBase* in;
+  FuserFn fuser;
+};
+
+class Engine {
+ public:
+  Engine(Flow& flow, DeviceSet& devices, FlowOptions options);
+  ~Engine();
+
+  // Graph structure (flow.cpp / graph.cpp).
+  void adopt(std::unique_ptr<Operation> op);
+  void remove(Operation& op);
+  void connect(OutputBase& out, InputBase& in);
+  void add_receiver(OutputBase& out, Receiver r);
+  void add_fuser(OutputBase& out, InputBase& in, FuserFn f);
+  void fuse();
+  std::vector<const Operation*> operations() const;
+
+  // Dataflow.
+  void send(InputBase& port, Token token, std::uint64_t set);
+  std::uint64_t new_input_set() { return next_set_.fetch_add(1, std::memory_order_relaxed); }
+  void wait();
+  bool busy() const noexcept { return firings_.load() != 0 || device_pending_.load() != 0; }
+  FlowStats stats() const;
+
+  // Used by firings and contexts.
+  void run(Firing& f);
+  void count_kernels(std::size_t n) noexcept { kernels_.fetch_add(n, std::memory_order_relaxed); }
+  void fail(const Operation& op, const std::string& what, std::exception_ptr e);
+
+  Flow& flow;
+  DeviceSet& devices;
+  FlowOptions options;
+  MemoryManager memory;
+  Executor& executor;
+
+ private:
+  void deliver(InputBase& in, Token token, std::vector<Firing*>& ready);
+  void dispatch_locked(Operation& op, OperationState& st, std::vector<Firing*>& ready);
+  void place(Firing& f);
+  void schedule(std::vector<Firing*>& ready);
+  void complete(Firing& f);
+  void emit(Firing& f, std::vector<Firing*>& ready);
+  void firing_done();
+  void check_idle(const char* what) const;
+  static InputBase& resolve(InputBase& in);
+
+  std::vector<std::unique_ptr<Operation>> ops_;
+  std::vector<FuseCandidate> candidates_;
+  mutable std::mutex graph_mutex_;
+  bool structure_changed_ = true;
+
+  std::atomic<std::uint64_t> next_set_{1};
+  std::atomic<std::size_t> firings_{0};
+  std::atomic<std::size_t> device_pending_{0};
+  std::atomic<std::size_t> queued_{0};
+  std::mutex wait_mutex_;
+  std::condition_variable idle_;
+  std::atomic<int> waiters_{0};
+
+  std::mutex error_mutex_;
+  std::string first_error_;
+  std::exception_ptr first_exception_;
+  std::size_t errors_ = 0;
+
+  std::atomic<std::size_t> total_firings_{0};
+  std::atomic<std::size_t> kernels_{0};
+  std::size_t fused_ = 0;
+  std::unique_ptr<std::atomic<std::size_t>[]> per_space_;
+  std::unique_ptr<std::atomic<std::size_t>[]> in_flight_per_space_;
+  std::atomic<std::size_t> round_robin_{0};
+};
+
+}  // namespace tessera::flow::detail
