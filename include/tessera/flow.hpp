@@ -7,3 +7,4 @@
 #include "tessera/flow/flow.hpp"
 #include "tessera/flow/operation.hpp"
 #include "tessera/flow/port.hpp"
+#include "tessera/flow/catalog.hpp"

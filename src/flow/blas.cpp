@@ -47,9 +47,11 @@ void blas_gemm(bool ta, bool tb, std::size_t m, std::size_t n, std::size_t k, co
 }
 #else
 void one_blas_thread() {}
-// Without OpenBLAS: the same product by rows (i-p-j order, the inner loop over contiguous c and b).
+#endif
+
+// The same product by rows, without OpenBLAS (i-p-j order, the inner loop over contiguous c and b).
 template <typename T>
-void blas_gemm(bool ta, bool tb, std::size_t m, std::size_t n, std::size_t k, const T* a, std::size_t lda, const T* b,
+void portable_gemm(bool ta, bool tb, std::size_t m, std::size_t n, std::size_t k, const T* a, std::size_t lda, const T* b,
                std::size_t ldb, T* c, std::size_t ldc) {
   for (std::size_t i = 0; i < m; ++i) {
     T* ci = c + i * ldc;
@@ -66,12 +68,19 @@ void blas_gemm(bool ta, bool tb, std::size_t m, std::size_t n, std::size_t k, co
     }
   }
 }
+
+#if !defined(TESSERA_HAVE_OPENBLAS)
+template <typename T>
+void blas_gemm(bool ta, bool tb, std::size_t m, std::size_t n, std::size_t k, const T* a, std::size_t lda, const T* b,
+               std::size_t ldb, T* c, std::size_t ldc) {
+  portable_gemm(ta, tb, m, n, k, a, lda, b, ldb, c, ldc);
+}
 #endif
 
 template <typename T>
-void gemm_impl(Context& ctx, bool ta, bool tb, std::size_t m, std::size_t n, std::size_t k, const T* a, const T* b,
-               T* c) {
-  if (m == 0 || n == 0) return;
+bool gemm_impl(Context& ctx, bool ta, bool tb, std::size_t m, std::size_t n, std::size_t k, const T* a, const T* b,
+               T* c, GemmEpilogue<T> epi) {
+  if (m == 0 || n == 0) return true;
   one_blas_thread();
   const std::size_t lda = ta ? m : k;
   const std::size_t ldb = tb ? k : n;
@@ -80,14 +89,19 @@ void gemm_impl(Context& ctx, bool ta, bool tb, std::size_t m, std::size_t n, std
     ctx.count_kernel();
     if (const char* err = cublas_gemm(ctx.stream_native(), ctx.device().ordinal(), ta, tb, m, n, k, a, b, c))
       throw Error(fmt::format("flow: cuBLAS gemm of '{}' on {} failed: {}", ctx.operation().name(), ctx.device().name(), err));
-    return;
+    return epi.apply == nullptr;
 #else
     throw Error("flow: a CUDA stream in a build without the CUDA backend");
 #endif
   }
   if (ctx.on_device()) {
-    ctx.run_on_host_thread("gemm", [=] { blas_gemm(ta, tb, m, n, k, a, lda, b, ldb, c, n); });
-    return;
+    // A simulated device computes with its own code, not OpenBLAS: its stream threads come and
+    // go with the devices, and OpenBLAS keeps per-thread buffers that do not survive that.
+    ctx.run_on_host_thread("gemm", [=] {
+      portable_gemm(ta, tb, m, n, k, a, lda, b, ldb, c, n);
+      if (epi.apply != nullptr) epi.apply(epi.context, c, m * n);
+    });
+    return true;
   }
   // Host: row blocks of c on the workers; a block is large enough to keep OpenBLAS's kernels fed.
   ctx.count_kernel();
@@ -103,26 +117,21 @@ void gemm_impl(Context& ctx, bool ta, bool tb, std::size_t m, std::size_t n, std
         const std::size_t i1 = std::min(m, i0 + rows);
         const T* ablk = ta ? a + i0 : a + i0 * lda;
         blas_gemm(ta, tb, i1 - i0, n, k, ablk, lda, b, ldb, c + i0 * n, n);
+        if (epi.apply != nullptr) epi.apply(epi.context, c + i0 * n, (i1 - i0) * n);
       },
       1);
+  return true;
 }
 
 }  // namespace
 
-void gemm(Context& ctx, bool ta, bool tb, std::size_t m, std::size_t n, std::size_t k, const double* a, const double* b,
-          double* c) {
-  gemm_impl(ctx, ta, tb, m, n, k, a, b, c);
+bool gemm(Context& ctx, bool ta, bool tb, std::size_t m, std::size_t n, std::size_t k, const double* a, const double* b,
+          double* c, GemmEpilogue<double> epi) {
+  return gemm_impl(ctx, ta, tb, m, n, k, a, b, c, epi);
 }
-void gemm(Context& ctx, bool ta, bool tb, std::size_t m, std::size_t n, std::size_t k, const float* a, const float* b,
-          float* c) {
-  gemm_impl(ctx, ta, tb, m, n, k, a, b, c);
-}
-// A matrix-vector product is the n = 1 product (a column vector is an m x 1 row-major matrix).
-void gemv(Context& ctx, std::size_t m, std::size_t n, const double* a, const double* x, double* y) {
-  gemm_impl(ctx, false, false, m, 1, n, a, x, y);
-}
-void gemv(Context& ctx, std::size_t m, std::size_t n, const float* a, const float* x, float* y) {
-  gemm_impl(ctx, false, false, m, 1, n, a, x, y);
+bool gemm(Context& ctx, bool ta, bool tb, std::size_t m, std::size_t n, std::size_t k, const float* a, const float* b,
+          float* c, GemmEpilogue<float> epi) {
+  return gemm_impl(ctx, ta, tb, m, n, k, a, b, c, epi);
 }
 
 }  // namespace tessera::flow::detail

@@ -17,6 +17,7 @@
 
 #include <algorithm>
 #include <sstream>
+#include <thread>
 
 namespace tessera::flow::detail {
 namespace {
@@ -47,6 +48,7 @@ Engine::~Engine() {
     idle_.wait(lock, [&] { return !busy(); });
     waiters_.fetch_sub(1);
   }
+  while (notifying_.load(std::memory_order_acquire) != 0) std::this_thread::yield();
   // Queued values hold Arrays; drop them before the operations and the memory go.
   for (auto& op : ops_)
     for (InputBase* in : op->inputs_) in->queue_.clear();
@@ -235,12 +237,7 @@ void Engine::run(Firing& f) {
                 f.device_accesses = nullptr;
                 accesses.finish();
               },
-              [this] {
-                if (device_pending_.fetch_sub(1, std::memory_order_acq_rel) == 1 && waiters_.load() > 0) {
-                  std::lock_guard lock(wait_mutex_);
-                  idle_.notify_all();
-                }
-              });
+              [this] { release(device_pending_); });
           submitted = true;
         } catch (...) {
           f.device_accesses = nullptr;
@@ -323,11 +320,17 @@ void Engine::emit(Firing& f, std::vector<Firing*>& ready) {
   f.produced.clear();
 }
 
-void Engine::firing_done() {
-  if (firings_.fetch_sub(1, std::memory_order_acq_rel) == 1 && waiters_.load() > 0) {
+void Engine::firing_done() { release(firings_); }
+
+// The flow may be destroyed as soon as a waiter sees the last count reach zero, so the releasing
+// thread announces itself first (notifying_) and the destructor waits for it to leave.
+void Engine::release(std::atomic<std::size_t>& counter) {
+  notifying_.fetch_add(1, std::memory_order_acq_rel);
+  if (counter.fetch_sub(1, std::memory_order_acq_rel) == 1 && waiters_.load() > 0) {
     std::lock_guard lock(wait_mutex_);
     idle_.notify_all();
   }
+  notifying_.fetch_sub(1, std::memory_order_acq_rel);
 }
 
 void Engine::fail(const Operation& op, const std::string& what, std::exception_ptr e) {

@@ -111,6 +111,7 @@ class Engine {
   void complete(Firing& f);
   void emit(Firing& f, std::vector<Firing*>& ready);
   void firing_done();
+  void release(std::atomic<std::size_t>& counter);
   void check_idle(const char* what) const;
   static InputBase& resolve(InputBase& in);
 
@@ -126,6 +127,7 @@ class Engine {
   std::mutex wait_mutex_;
   std::condition_variable idle_;
   std::atomic<int> waiters_{0};
+  std::atomic<int> notifying_{0};
 
   std::mutex error_mutex_;
   std::string first_error_;

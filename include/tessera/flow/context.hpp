@@ -118,8 +118,8 @@ class Context {
           for (std::size_t i = 0; i < n; ++i) body(i);
         },
         [&](void* native) {
-          tessera::detail::cuda_body<Variant>(native, device(), label, [&](void* s) {
-            if (const char* err = detail::launch_flat_on_cuda(s, n, body))
+          tessera::detail::cuda_body<Variant>(native, device(), label, [&](auto s) {
+            if (const char* err = detail::launch_flat_on_cuda(static_cast<void*>(s), n, body))
               tessera::detail::throw_cuda_launch_error(label(), device(), err);
           });
         });
