@@ -70,7 +70,9 @@ void Engine::send(InputBase& port, Token token, std::uint64_t set) {
     throw Error(fmt::format("flow: cannot send into {}: the operation was removed", port.full_name()));
   if (options.fusion && structure_changed_) fuse();
   InputBase& in = resolve(port);
-  for (const OutputBase* src : in.sources_)
+  std::vector<const OutputBase*> sources(in.sources_.begin(), in.sources_.end());
+  if (in.fused_source_ != nullptr) sources.push_back(in.fused_source_);
+  for (const OutputBase* src : sources)
     if (!src->owner().control_flow())
       throw Error(fmt::format("flow: cannot send into {}: it is fed by {}, a data operation, whose values would "
                          "interleave with the ones sent; send into an unconnected input or one fed by a "

@@ -181,6 +181,7 @@ void Engine::fuse() {
     for (std::size_t i = 0; i < outs.size(); ++i) Rewire::move_output(*outs[i], *fused->outputs_[i]);
     std::erase(c.out->targets_, c.in);
     std::erase(c.in->sources_, c.out);
+    c.in->fused_source_ = c.out;
     a.state_->replaced = true;
     b.state_->replaced = true;
     ++fused_;

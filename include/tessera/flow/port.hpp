@@ -72,7 +72,8 @@ class InputBase : public PortBase {
   friend void connect_ports(OutputBase&, InputBase&);
   std::deque<Token> queue_;
   std::vector<OutputBase*> sources_;
-  InputBase* forward_ = nullptr;  // set when fusion replaced the owner
+  InputBase* forward_ = nullptr;         // set when fusion replaced the owner
+  OutputBase* fused_source_ = nullptr;   // the producer fusion joined this input to
 };
 
 using Receiver = std::function<void(const std::any&)>;
