@@ -302,7 +302,7 @@ void Engine::emit(Firing& f, std::vector<Firing*>& ready) {
     token.set = f.set;
     for (const Receiver& r : out.receivers_) {
       try {
-        r(token.value);
+        r(token.value, token.set);
       } catch (...) {
         fail(*f.op, fmt::format("the on_receive callback of {}", out.full_name()), std::current_exception());
       }

@@ -114,10 +114,20 @@ class Flow {
   void send(InputPort<T, O>& port, T value) {
     send(port, std::move(value), new_input_set());
   }
-  /// Calls `callback(value)` for every value leaving `port`, in order, on a worker.
+  /// Calls `callback(value)`, or `callback(value, input_set)`, for every value leaving `port`, in
+  /// order, on a worker; the input set relates a result to the values sent.
   template <typename T, typename O, typename F>
   void on_receive(OutputPort<T, O>& port, F callback) {
-    detail::add_receiver(port, [cb = std::move(callback)](const std::any& a) { cb(*std::any_cast<T>(&a)); });
+    if constexpr (std::is_invocable_v<F&, const T&, InputSet>) {
+      detail::add_receiver(port, [cb = std::move(callback)](const std::any& a, std::uint64_t set) mutable {
+        cb(*std::any_cast<T>(&a), InputSet{set});
+      });
+    } else {
+      static_assert(std::is_invocable_v<F&, const T&>, "on_receive: the callback takes (const T&) or (const T&, InputSet)");
+      detail::add_receiver(port, [cb = std::move(callback)](const std::any& a, std::uint64_t) mutable {
+        cb(*std::any_cast<T>(&a));
+      });
+    }
   }
 
   /// Blocks until no value is in flight: every firing has run and its device work finished.

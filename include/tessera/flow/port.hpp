@@ -76,7 +76,7 @@ class InputBase : public PortBase {
   OutputBase* fused_source_ = nullptr;   // the producer fusion joined this input to
 };
 
-using Receiver = std::function<void(const std::any&)>;
+using Receiver = std::function<void(const std::any& value, std::uint64_t input_set)>;
 using FuserFn = std::unique_ptr<Operation> (*)(Operation& producer, Operation& consumer, const FuseSite& site);
 
 class OutputBase : public PortBase {
