@@ -26,6 +26,87 @@ namespace {
 // worker, instead of a round trip through the deques (a chain costs one Job, not one per link).
 thread_local Firing** continuation_slot = nullptr;
 
+// Firings are recycled, so that a trivial operation's firing allocates nothing: each thread keeps
+// a few, and hands batches to (or takes them from) a shared pool, since firings are often made on
+// one thread and finished on another (a fan-out).
+class FiringPool {
+ public:
+  ~FiringPool() {
+    for (Firing* f : free_) delete f;
+  }
+  void give(std::vector<Firing*>& batch) {
+    std::lock_guard lock(mutex_);
+    if (free_.size() < 65536) free_.insert(free_.end(), batch.begin(), batch.end());
+    else
+      for (Firing* f : batch) delete f;
+    batch.clear();
+  }
+  void take(std::vector<Firing*>& into, std::size_t n) {
+    std::lock_guard lock(mutex_);
+    const std::size_t k = std::min(n, free_.size());
+    into.insert(into.end(), free_.end() - static_cast<std::ptrdiff_t>(k), free_.end());
+    free_.resize(free_.size() - k);
+  }
+
+ private:
+  std::mutex mutex_;
+  std::vector<Firing*> free_;
+};
+FiringPool& shared_pool() {
+  static FiringPool* pool = new FiringPool();  // outlives every thread's cache
+  return *pool;
+}
+
+constexpr std::size_t batch = 64;
+struct FiringCache {
+  std::vector<Firing*> free;
+  ~FiringCache() { shared_pool().give(free); }
+};
+thread_local FiringCache firing_cache;
+
+Firing* new_firing() {
+  auto& free = firing_cache.free;
+  if (free.empty()) shared_pool().take(free, batch);
+  if (free.empty()) return new Firing();
+  Firing* f = free.back();
+  free.pop_back();
+  return f;
+}
+
+void recycle(Firing* f) {
+  f->reset();
+  auto& free = firing_cache.free;
+  free.push_back(f);
+  if (free.size() >= 2 * batch) {
+    std::vector<Firing*> spill(free.end() - static_cast<std::ptrdiff_t>(batch), free.end());
+    free.resize(free.size() - batch);
+    shared_pool().give(spill);
+  }
+}
+
+// The firings one call makes ready, in a vector reused per thread (calls nest: a receiver may
+// send), so that a firing's completion does not allocate.
+thread_local std::vector<std::vector<Firing*>> spare_ready_lists;
+class ReadyList {
+ public:
+  ReadyList() {
+    if (!spare_ready_lists.empty()) {
+      list_ = std::move(spare_ready_lists.back());
+      spare_ready_lists.pop_back();
+    }
+  }
+  ~ReadyList() {
+    list_.clear();
+    spare_ready_lists.push_back(std::move(list_));
+  }
+  ReadyList(const ReadyList&) = delete;
+  ReadyList& operator=(const ReadyList&) = delete;
+  std::vector<Firing*>& get() noexcept { return list_; }
+
+ private:
+  std::vector<Firing*> list_;
+};
+
 Executor& executor_of(const FlowOptions& o) { return o.executor != nullptr ? *o.executor : default_executor(); }
 
 }  // namespace
@@ -44,11 +125,8 @@ Engine::Engine(Flow& f, DeviceSet& d, FlowOptions o)
 Engine::~Engine() {
   {
     std::unique_lock lock(wait_mutex_);
-    waiters_.fetch_add(1);
     idle_.wait(lock, [&] { return !busy(); });
-    waiters_.fetch_sub(1);
   }
-  while (notifying_.load(std::memory_order_acquire) != 0) std::this_thread::yield();
   // Queued values hold Arrays; drop them before the operations and the memory go.
   for (auto& op : ops_)
     for (InputBase* in : op->inputs_) in->queue_.clear();
@@ -79,7 +157,8 @@ void Engine::send(InputBase& port, Token token, std::uint64_t set) {
                          "control-flow operation (Merger, Turnout, ...)",
                          port.full_name(), src->full_name()));
   token.set = set;
-  std::vector<Firing*> ready;
+  ReadyList list;
+  std::vector<Firing*>& ready = list.get();
   deliver(in, std::move(token), ready);
   schedule(ready);
 }
@@ -89,7 +168,6 @@ void Engine::deliver(InputBase& in, Token token, std::vector<Firing*>& ready) {
   OperationState& st = *op.state_;
   std::lock_guard lock(st.mutex);
   in.queue_.push_back(std::move(token));
-  queued_.fetch_add(1, std::memory_order_relaxed);
   dispatch_locked(op, st, ready);
 }
 
@@ -100,7 +178,7 @@ void Engine::dispatch_locked(Operation& op, OperationState& st, std::vector<Firi
     for (std::size_t i = 0; i < n; ++i) st.queued[i] = op.inputs_[i]->queue_.size();
     const std::uint64_t mask = op.ready(st.queued);
     if (mask == 0) return;
-    auto* f = new Firing();
+    Firing* f = new_firing();
     f->engine = this;
     f->op = &op;
     f->seq = st.next_seq++;
@@ -111,7 +189,7 @@ void Engine::dispatch_locked(Operation& op, OperationState& st, std::vector<Firi
       if ((mask >> i & 1u) == 0) continue;
       auto& q = op.inputs_[i]->queue_;
       if (q.empty()) {
-        delete f;
+        recycle(f);
         throw Error(fmt::format("flow: {}'s readiness rule named input {} ({}), which holds no value", op.name(), i,
                            op.inputs_[i]->name()));
       }
@@ -119,11 +197,9 @@ void Engine::dispatch_locked(Operation& op, OperationState& st, std::vector<Firi
       f->inputs[i] = std::move(q.front().value);
       f->visits[i] = q.front().visit;
       q.pop_front();
-      queued_.fetch_sub(1, std::memory_order_relaxed);
     }
     ++st.running;
-    firings_.fetch_add(1, std::memory_order_relaxed);
-    ready.push_back(f);
+    ready.push_back(f);  // counted in firings_ by schedule()
   }
 }
 
@@ -181,6 +257,10 @@ void Engine::place(Firing& f) {
 }
 
 void Engine::schedule(std::vector<Firing*>& ready) {
+  if (ready.empty()) return;
+  // One update of the shared counts per batch: a fan-out makes many firings at once.
+  firings_.fetch_add(ready.size(), std::memory_order_relaxed);
+  std::size_t on_host = 0;
   for (std::size_t k = 0; k < ready.size(); ++k) {
     Firing* f = ready[k];
     try {
@@ -191,15 +271,19 @@ void Engine::schedule(std::vector<Firing*>& ready) {
       f->space = 0;
       f->stream = nullptr;
     }
-    per_space_[f->space].fetch_add(1, std::memory_order_relaxed);
-    in_flight_per_space_[f->space].fetch_add(1, std::memory_order_relaxed);
-    total_firings_.fetch_add(1, std::memory_order_relaxed);
+    if (f->space == 0) {
+      ++on_host;
+    } else {
+      per_space_[f->space].fetch_add(1, std::memory_order_relaxed);
+      in_flight_per_space_[f->space].fetch_add(1, std::memory_order_relaxed);
+    }
     if (f->stream == nullptr && continuation_slot != nullptr && *continuation_slot == nullptr) {
       *continuation_slot = f;  // runs next on this worker
       continue;
     }
     executor.schedule(f->stream == nullptr ? f->cpu_job : f->gpu_job);
   }
+  if (on_host > 0) per_space_[0].fetch_add(on_host, std::memory_order_relaxed);
   ready.clear();
 }
 
@@ -261,39 +345,43 @@ void Engine::run(Firing& f) {
 void Engine::complete(Firing& f) {
   Operation& op = *f.op;
   OperationState& st = *op.state_;
-  std::vector<Firing*> ready;
-  std::vector<Firing*> to_emit;
+  ReadyList list;
+  std::vector<Firing*>& ready = list.get();
+  Firing* next = &f;
   {
     std::lock_guard lock(st.mutex);
-    in_flight_per_space_[f.space].fetch_sub(1, std::memory_order_relaxed);
+    if (f.space != 0) in_flight_per_space_[f.space].fetch_sub(1, std::memory_order_relaxed);
     --st.running;
-    st.finished.emplace(f.seq, &f);
     if (!op.concurrent()) dispatch_locked(op, st, ready);
-    if (st.emitting) {
-      schedule(ready);
-      return;
+    if (st.emitting || f.seq != st.next_emit) {
+      // An earlier firing has yet to leave, or another thread is emitting: it will emit this one.
+      st.finished.emplace(f.seq, &f);
+      next = nullptr;
+    } else {
+      st.emitting = true;
+      ++st.next_emit;
     }
-    st.emitting = true;
   }
-  // This thread emits, in firing order, every finished firing whose turn has come.
-  for (;;) {
-    Firing* next = nullptr;
-    {
-      std::lock_guard lock(st.mutex);
-      auto it = st.finished.find(st.next_emit);
-      if (it == st.finished.end()) {
-        st.emitting = false;
-        break;
-      }
+  // This thread emits, in firing order, every finished firing whose turn has come. The flow's
+  // count drops only at the end: until then it cannot become idle (and be destroyed) under us.
+  std::size_t emitted = 0;
+  while (next != nullptr) {
+    emit(*next, ready);
+    recycle(next);
+    ++emitted;
+    std::lock_guard lock(st.mutex);
+    auto it = st.finished.find(st.next_emit);
+    if (it == st.finished.end()) {
+      st.emitting = false;
+      next = nullptr;
+    } else {
       next = it->second;
       st.finished.erase(it);
       ++st.next_emit;
     }
-    emit(*next, ready);
-    delete next;
-    firing_done();
   }
   schedule(ready);
+  if (emitted > 0) release(firings_, emitted);
 }
 
 void Engine::emit(Firing& f, std::vector<Firing*>& ready) {
@@ -322,17 +410,25 @@ void Engine::emit(Firing& f, std::vector<Firing*>& ready) {
   f.produced.clear();
 }
 
-void Engine::firing_done() { release(firings_); }
+// The flow may be destroyed as soon as a waiter sees the counts reach zero, so the decrement
+// that reaches zero happens under the waiters' mutex: a waiter cannot see it before this thread
+// has notified and let go.
+void Engine::release(std::atomic<std::size_t>& counter, std::size_t n) {
+  std::size_t c = counter.load(std::memory_order_acquire);
+  while (c > n)
+    if (counter.compare_exchange_weak(c, c - n, std::memory_order_acq_rel)) return;
+  std::lock_guard lock(wait_mutex_);
+  counter.fetch_sub(n, std::memory_order_acq_rel);
+  idle_.notify_all();
+}
 
-// The flow may be destroyed as soon as a waiter sees the last count reach zero, so the releasing
-// thread announces itself first (notifying_) and the destructor waits for it to leave.
-void Engine::release(std::atomic<std::size_t>& counter) {
-  notifying_.fetch_add(1, std::memory_order_acq_rel);
-  if (counter.fetch_sub(1, std::memory_order_acq_rel) == 1 && waiters_.load() > 0) {
-    std::lock_guard lock(wait_mutex_);
-    idle_.notify_all();
+std::size_t Engine::queued_values() const {
+  std::size_t n = 0;
+  for (const auto& op : ops_) {
+    std::lock_guard lock(op->state_->mutex);
+    for (const InputBase* in : op->inputs_) n += in->queue_.size();
   }
-  notifying_.fetch_sub(1, std::memory_order_acq_rel);
+  return n;
 }
 
 void Engine::fail(const Operation& op, const std::string& what, std::exception_ptr e) {
@@ -346,9 +442,7 @@ void Engine::fail(const Operation& op, const std::string& what, std::exception_p
 void Engine::wait() {
   {
     std::unique_lock lock(wait_mutex_);
-    waiters_.fetch_add(1);
     idle_.wait(lock, [&] { return !busy(); });
-    waiters_.fetch_sub(1);
   }
   std::string error;
   {
@@ -361,9 +455,9 @@ void Engine::wait() {
     }
   }
   if (!error.empty()) throw Error(error);
-  if (queued_.load() != 0) {
+  std::lock_guard lock(graph_mutex_);
+  if (const std::size_t queued = queued_values(); queued != 0) {
     std::ostringstream where;
-    std::lock_guard lock(graph_mutex_);
     for (const auto& op : ops_) {
       if (op->state_ == nullptr || op->state_->replaced) continue;
       for (const InputBase* in : op->inputs_)
@@ -372,15 +466,17 @@ void Engine::wait() {
     throw Error(fmt::format("flow: {} value(s) wait at inputs whose operations can never fire: {}; each operation fires "
                        "when its readiness rule holds (by default a value on every input), so send the missing "
                        "inputs or change the graph",
-                       queued_.load(), where.str()));
+                       queued, where.str()));
   }
 }
 
 FlowStats Engine::stats() const {
   FlowStats s;
-  s.firings = total_firings_.load();
   s.kernels = kernels_.load();
-  for (std::size_t i = 0; i < memory.num_spaces(); ++i) s.firings_per_space.push_back(per_space_[i].load());
+  for (std::size_t i = 0; i < memory.num_spaces(); ++i) {
+    s.firings_per_space.push_back(per_space_[i].load());
+    s.firings += s.firings_per_space.back();
+  }
   std::lock_guard lock(graph_mutex_);
   s.fused = fused_;
   return s;

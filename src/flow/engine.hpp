@@ -12,6 +12,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <deque>
+#include <list>
 #include <exception>
 #include <map>
 #include <memory>
@@ -35,6 +36,19 @@ struct FiringJob : tessera::Job {
 /// One firing: the values it consumed and the results it produced.
 struct Firing {
   Firing() : cpu_job(this, ExecKind::cpu), gpu_job(this, ExecKind::gpu) {}
+  /// Back to the state of a new firing, keeping the vectors' capacity for the next one.
+  void reset() noexcept {
+    for (auto& a : inputs) a.reset();
+    inputs.clear();
+    visits.clear();
+    produced.clear();
+    buffers.clear();
+    holds.reset();
+    device_accesses = nullptr;
+    failed = false;
+    stream = nullptr;
+    space = 0;
+  }
   FiringJob cpu_job;
   FiringJob gpu_job;
 
@@ -49,7 +63,7 @@ struct Firing {
   std::vector<std::pair<std::size_t, Token>> produced;
   bool failed = false;
   // Data accesses of this firing: stable handles, host holds, device accesses.
-  std::deque<Buffer> buffers;
+  std::list<Buffer> buffers;  // a list: the holds and accesses keep pointers to its elements
   std::optional<tessera::detail::HostHolds> holds;
   tessera::detail::StreamAccesses* device_accesses = nullptr;
 };
@@ -110,8 +124,8 @@ class Engine {
   void schedule(std::vector<Firing*>& ready);
   void complete(Firing& f);
   void emit(Firing& f, std::vector<Firing*>& ready);
-  void firing_done();
-  void release(std::atomic<std::size_t>& counter);
+  void release(std::atomic<std::size_t>& counter, std::size_t n = 1);
+  std::size_t queued_values() const;
   void check_idle(const char* what) const;
   static InputBase& resolve(InputBase& in);
 
@@ -123,18 +137,14 @@ class Engine {
   std::atomic<std::uint64_t> next_set_{1};
   std::atomic<std::size_t> firings_{0};
   std::atomic<std::size_t> device_pending_{0};
-  std::atomic<std::size_t> queued_{0};
   std::mutex wait_mutex_;
   std::condition_variable idle_;
-  std::atomic<int> waiters_{0};
-  std::atomic<int> notifying_{0};
 
   std::mutex error_mutex_;
   std::string first_error_;
   std::exception_ptr first_exception_;
   std::size_t errors_ = 0;
 
-  std::atomic<std::size_t> total_firings_{0};
   std::atomic<std::size_t> kernels_{0};
   std::size_t fused_ = 0;
   std::unique_ptr<std::atomic<std::size_t>[]> per_space_;

@@ -76,7 +76,12 @@ class Rewire {
 };
 
 void Engine::check_idle(const char* what) const {
-  if (busy() || queued_.load() != 0)
+  bool queued = false;
+  {
+    std::lock_guard lock(graph_mutex_);
+    queued = queued_values() != 0;
+  }
+  if (busy() || queued)
     throw Error(fmt::format("flow: cannot {} while values are in flight; call Flow::wait() first", what));
 }
 
