@@ -8,6 +8,7 @@
 #include <tessera/device/device.hpp>
 #include <tessera/device/stream.hpp>
 #include <tessera/flow/context.hpp>
+#include <tessera/flow/operation.hpp>
 #include <tessera/flow/detail/blas.hpp>
 
 #include <algorithm>

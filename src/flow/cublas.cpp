@@ -45,10 +45,8 @@ const char* gemm_on(void* stream, int device, bool ta, bool tb, std::size_t m, s
                     const T* b, T* c, Gemm call) {
   cublasHandle_t h = handle_for(device);
   if (h == nullptr) return "cublasCreate failed";
-  std::lock_guard lock(*[] {
-    static std::mutex m;
-    return &m;
-  }());  // a handle is not safe for concurrent use
+  static std::mutex handle_mutex;  // a handle is not safe for concurrent use
+  std::lock_guard lock(handle_mutex);
   cublasSetStream(h, static_cast<cudaStream_t>(stream));
   const T one = 1, zero = 0;
   const int lda = static_cast<int>(ta ? m : k);

@@ -52,7 +52,8 @@ class Map : public Operation {
     const auto& x = c.get(input);
     auto [y, py] = c.allocate<result_type>(x.shape());
     const T* px = c.read(x);
-    auto body = [px, py, f = f_] TESSERA_HOST_DEVICE(std::size_t i) { py[i] = f(px[i]); };
+    const auto f = f_;
+    auto body = [px, py, f] TESSERA_HOST_DEVICE(std::size_t i) { py[i] = f(px[i]); };
     c.launch<decltype(body), Variant>(name(), x.size(), body);
     c.emit(output, std::move(y));
   }
@@ -79,7 +80,8 @@ class Map2 : public Operation {
     auto [z, pz] = c.allocate<result_type>(x.shape());
     const A* px = c.read(x);
     const B* py = c.read(y);
-    auto body = [px, py, pz, f = f_] TESSERA_HOST_DEVICE(std::size_t i) { pz[i] = f(px[i], py[i]); };
+    const auto f = f_;
+    auto body = [px, py, pz, f] TESSERA_HOST_DEVICE(std::size_t i) { pz[i] = f(px[i], py[i]); };
     c.launch<decltype(body), Variant>(name(), x.size(), body);
     c.emit(output, std::move(z));
   }
@@ -110,7 +112,8 @@ class Map3 : public Operation {
     const A* px = c.read(x);
     const B* py = c.read(y);
     const C* pz = c.read(z);
-    auto body = [px, py, pz, pr, f = f_] TESSERA_HOST_DEVICE(std::size_t i) { pr[i] = f(px[i], py[i], pz[i]); };
+    const auto f = f_;
+    auto body = [px, py, pz, pr, f] TESSERA_HOST_DEVICE(std::size_t i) { pr[i] = f(px[i], py[i], pz[i]); };
     c.launch<decltype(body), Variant>(name(), x.size(), body);
     c.emit(output, std::move(r));
   }
@@ -132,7 +135,8 @@ class MapIndexed : public Operation {
     const auto& x = c.get(input);
     auto [y, py] = c.allocate<result_type>(x.shape());
     const T* px = c.read(x);
-    auto body = [px, py, f = f_] TESSERA_HOST_DEVICE(std::size_t i) { py[i] = f(i, px[i]); };
+    const auto f = f_;
+    auto body = [px, py, f] TESSERA_HOST_DEVICE(std::size_t i) { py[i] = f(i, px[i]); };
     c.launch<decltype(body), Variant>(name(), x.size(), body);
     c.emit(output, std::move(y));
   }

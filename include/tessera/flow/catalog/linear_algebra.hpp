@@ -79,7 +79,8 @@ class MatrixProduct : public Operation {
     }
     if (!detail::gemm(c, ta, tb, m, n, k, pa, pb, pp, epi)) {
       if constexpr (has_epilogue) {  // a CUDA device: the epilogue is a kernel after cuBLAS
-        auto body = [pp, e = epilogue_] TESSERA_HOST_DEVICE(std::size_t i) { pp[i] = e(pp[i]); };
+        const auto e = epilogue_;
+        auto body = [pp, e] TESSERA_HOST_DEVICE(std::size_t i) { pp[i] = e(pp[i]); };
         c.launch<decltype(body), Variant>(name(), m * n, body);
       }
     }
@@ -130,7 +131,8 @@ class CartesianProduct : public Operation {
     auto [r, pr] = c.allocate<result_type>(std::array<std::size_t, 2>{m, n});
     const A* pa = c.read(a);
     const B* pb = c.read(b);
-    auto body = [pa, pb, pr, n, f = f_] TESSERA_HOST_DEVICE(std::size_t o) { pr[o] = f(pa[o / n], pb[o % n]); };
+    const auto f = f_;
+    auto body = [pa, pb, pr, n, f] TESSERA_HOST_DEVICE(std::size_t o) { pr[o] = f(pa[o / n], pb[o % n]); };
     c.launch<decltype(body), Variant>(name(), m * n, body);
     c.emit(output, std::move(r));
   }

@@ -70,7 +70,9 @@ class Random : public Operation {
   void fire(Context& c) override {
     const std::uint64_t block = c.get(request);
     auto [v, pv] = c.allocate<T>(std::array<std::size_t, 1>{count_});
-    auto body = [pv, block, seed = seed_, d = distribution_] TESSERA_HOST_DEVICE(std::size_t i) {
+    const auto seed = seed_;
+    const auto d = distribution_;
+    auto body = [pv, block, seed, d] TESSERA_HOST_DEVICE(std::size_t i) {
       pv[i] = philox_value<T>(seed, block, i, d);
     };
     c.launch<decltype(body), Variant>(name(), count_, body);

@@ -81,8 +81,9 @@ class MapReduce : public Operation {
     auto [part, pp] = c.allocate<R>(std::array<std::size_t, 1>{detail::fold_chunks(n)});
     auto [r, pr] = c.allocate<R>(std::array<std::size_t, 0>{});
     const T* px = c.read(x);
+    const auto f = f_;
     detail::fold_to<Variant>(
-        c, name(), n, identity_, op_, [px, f = f_] TESSERA_HOST_DEVICE(std::size_t i) { return static_cast<R>(f(px[i])); },
+        c, name(), n, identity_, op_, [px, f] TESSERA_HOST_DEVICE(std::size_t i) { return static_cast<R>(f(px[i])); },
         detail::Identity{}, pp, pr);
     c.emit(output, std::move(r));
   }
@@ -202,7 +203,8 @@ class ReduceBy : public Operation {
     const std::int32_t* pk = c.read(k);
     const T* pv = c.read(v);
     const T id = identity_;
-    auto per_chunk = [=, op = op_] TESSERA_HOST_DEVICE(std::size_t ch) {
+    const auto op = op_;
+    auto per_chunk = [=] TESSERA_HOST_DEVICE(std::size_t ch) {
       T* p = pp + ch * nk;
       for (std::size_t j = 0; j < nk; ++j) p[j] = id;
       const std::size_t lo = ch * detail::fold_chunk;
@@ -213,7 +215,7 @@ class ReduceBy : public Operation {
       }
     };
     c.launch<decltype(per_chunk), Variant>(name(), chunks, per_chunk);
-    auto join = [=, op = op_] TESSERA_HOST_DEVICE(std::size_t j) {
+    auto join = [=] TESSERA_HOST_DEVICE(std::size_t j) {
       T acc = id;
       for (std::size_t ch = 0; ch < chunks; ++ch) acc = op(acc, pp[ch * nk + j]);
       pr[j] = acc;
@@ -246,14 +248,15 @@ class Scan : public Operation {
     const T* px = c.read(x);
     const T id = identity_;
     constexpr std::size_t C = detail::fold_chunk;
-    auto totals = [=, op = op_] TESSERA_HOST_DEVICE(std::size_t ch) {
+    const auto op = op_;
+    auto totals = [=] TESSERA_HOST_DEVICE(std::size_t ch) {
       T acc = id;
       const std::size_t hi = (ch + 1) * C < n ? (ch + 1) * C : n;
       for (std::size_t i = ch * C; i < hi; ++i) acc = op(acc, px[i]);
       pt[ch] = acc;
     };
     c.launch<decltype(totals), Variant>(name(), chunks, totals);
-    auto offsets = [=, op = op_] TESSERA_HOST_DEVICE(std::size_t) {  // exclusive, in place
+    auto offsets = [=] TESSERA_HOST_DEVICE(std::size_t) {  // exclusive, in place
       T acc = id;
       for (std::size_t ch = 0; ch < chunks; ++ch) {
         const T t = pt[ch];
@@ -262,7 +265,7 @@ class Scan : public Operation {
       }
     };
     c.launch<decltype(offsets), Variant>(name(), 1, offsets);
-    auto scan = [=, op = op_] TESSERA_HOST_DEVICE(std::size_t ch) {
+    auto scan = [=] TESSERA_HOST_DEVICE(std::size_t ch) {
       T acc = pt[ch];
       const std::size_t hi = (ch + 1) * C < n ? (ch + 1) * C : n;
       for (std::size_t i = ch * C; i < hi; ++i) {
