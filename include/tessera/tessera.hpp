@@ -23,6 +23,7 @@
 #include "tessera/device/topology.hpp"
 #include "tessera/exec.hpp"
 #include "tessera/graph.hpp"
+#include "tessera/flow.hpp"
 #include "tessera/io.hpp"
 #include "tessera/layout.hpp"
 #include "tessera/loops.hpp"
