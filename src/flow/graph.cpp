@@ -115,6 +115,7 @@ void Engine::connect(OutputBase& out, InputBase& in) {
 }
 
 void Engine::add_receiver(OutputBase& out, Receiver r) {
+  check_idle("add an on_receive callback");
   std::lock_guard lock(graph_mutex_);
   if (out.owner().state_ == nullptr)
     throw Error(fmt::format("flow: cannot receive from {}: the operation was removed", out.full_name()));

@@ -68,10 +68,12 @@ TEST(FlowErrors, ValuesThatCanNeverFire) {
   f.send(m.first, 1);
   const std::string e = error_of([&] { f.wait(); });
   EXPECT_NE(e.find("1 value(s) wait at inputs whose operations can never fire: join.first (1)"), std::string::npos) << e;
-  f.send(m.second, 2);  // the join completes: nothing was lost
   std::tuple<int, int> got{};
-  f.on_receive(m.output, [&](const std::tuple<int, int>& t) { got = t; });
+  const std::string e2 = error_of([&] { f.on_receive(m.output, [&](const std::tuple<int, int>& t) { got = t; }); });
+  EXPECT_NE(e2.find("cannot add an on_receive callback while values are in flight"), std::string::npos) << e2;
+  f.send(m.second, 2);  // the join completes: nothing was lost
   EXPECT_NO_THROW(f.wait());
+  EXPECT_EQ(got, std::make_tuple(0, 0)) << "no callback was registered";
 }
 
 TEST(FlowErrors, RemovingAnOperationWhileValuesAreInFlight) {
