@@ -38,7 +38,7 @@ Stream& Context::stream() const {
 Device& Context::device() const { return stream_ == nullptr ? flow_->devices().host() : stream_->device(); }
 const Operation& Context::operation() const noexcept { return *firing_.op; }
 std::uint64_t Context::input_set() const noexcept { return firing_.set; }
-const std::any& Context::slot(std::size_t input) const { return firing_.inputs.at(input); }
+const std::any& Context::slot(std::size_t input) const { return firing_.inputs[input]; }
 void Context::emit_token(std::size_t output, detail::Token token) {
   firing_.produced.emplace_back(output, std::move(token));
 }

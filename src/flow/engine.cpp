@@ -34,12 +34,20 @@ class FiringPool {
   ~FiringPool() {
     for (Firing* f : free_) delete f;
   }
-  void give(std::vector<Firing*>& batch) {
-    std::lock_guard lock(mutex_);
-    if (free_.size() < 65536) free_.insert(free_.end(), batch.begin(), batch.end());
-    else
-      for (Firing* f : batch) delete f;
-    batch.clear();
+  /// Moves the last `n` firings of `from` (all when n exceeds its size) into the pool.
+  void give(std::vector<Firing*>& from, std::size_t n) {
+    n = std::min(n, from.size());
+    const auto first = from.end() - static_cast<std::ptrdiff_t>(n);
+    {
+      std::lock_guard lock(mutex_);
+      if (free_.size() < 65536) {
+        free_.insert(free_.end(), first, from.end());
+        from.erase(first, from.end());
+        return;
+      }
+    }
+    for (auto it = first; it != from.end(); ++it) delete *it;
+    from.erase(first, from.end());
   }
   void take(std::vector<Firing*>& into, std::size_t n) {
     std::lock_guard lock(mutex_);
@@ -60,7 +68,7 @@ FiringPool& shared_pool() {
 constexpr std::size_t batch = 64;
 struct FiringCache {
   std::vector<Firing*> free;
-  ~FiringCache() { shared_pool().give(free); }
+  ~FiringCache() { shared_pool().give(free, free.size()); }
 };
 thread_local FiringCache firing_cache;
 
@@ -77,11 +85,7 @@ void recycle(Firing* f) {
   f->reset();
   auto& free = firing_cache.free;
   free.push_back(f);
-  if (free.size() >= 2 * batch) {
-    std::vector<Firing*> spill(free.end() - static_cast<std::ptrdiff_t>(batch), free.end());
-    free.resize(free.size() - batch);
-    shared_pool().give(spill);
-  }
+  if (free.size() >= 2 * batch) shared_pool().give(free, batch);
 }
 
 // The firings one call makes ready, in a vector reused per thread (calls nest: a receiver may
@@ -182,8 +186,8 @@ void Engine::dispatch_locked(Operation& op, OperationState& st, std::vector<Firi
     f->engine = this;
     f->op = &op;
     f->seq = st.next_seq++;
-    f->inputs.resize(n);
-    f->visits.assign(n, nullptr);
+    f->inputs.assign_default(n);
+    f->visits.assign_default(n);
     bool first = true;
     for (std::size_t i = 0; i < n; ++i) {
       if ((mask >> i & 1u) == 0) continue;
@@ -355,11 +359,14 @@ void Engine::complete(Firing& f) {
     if (!op.concurrent()) dispatch_locked(op, st, ready);
     if (st.emitting || f.seq != st.next_emit) {
       // An earlier firing has yet to leave, or another thread is emitting: it will emit this one.
-      st.finished.emplace(f.seq, &f);
+      const std::size_t slot = static_cast<std::size_t>(f.seq - st.next_emit);
+      if (st.finished.size() <= slot) st.finished.resize(slot + 1, nullptr);
+      st.finished[slot] = &f;
       next = nullptr;
     } else {
       st.emitting = true;
       ++st.next_emit;
+      if (!st.finished.empty()) st.finished.pop_front();  // this firing's own (empty) slot
     }
   }
   // This thread emits, in firing order, every finished firing whose turn has come. The flow's
@@ -370,13 +377,12 @@ void Engine::complete(Firing& f) {
     recycle(next);
     ++emitted;
     std::lock_guard lock(st.mutex);
-    auto it = st.finished.find(st.next_emit);
-    if (it == st.finished.end()) {
+    if (st.finished.empty() || st.finished.front() == nullptr) {
       st.emitting = false;
       next = nullptr;
     } else {
-      next = it->second;
-      st.finished.erase(it);
+      next = st.finished.front();
+      st.finished.pop_front();
       ++st.next_emit;
     }
   }
@@ -385,7 +391,8 @@ void Engine::complete(Firing& f) {
 }
 
 void Engine::emit(Firing& f, std::vector<Firing*>& ready) {
-  for (auto& [index, token] : f.produced) {
+  for (std::size_t p = 0; p < f.produced.size(); ++p) {
+    auto& [index, token] = f.produced[p];
     OutputBase& out = *f.op->outputs_[index];
     token.set = f.set;
     for (const Receiver& r : out.receivers_) {

@@ -2,6 +2,8 @@
 // The dataflow runtime behind flow::Flow: streams, readiness, firings as executor Jobs, ordered
 // emission, placement, completion counting and fusion.
 
+#include "inline_vector.hpp"
+
 #include <tessera/device/device_set.hpp>
 #include <tessera/flow/flow.hpp>
 #include <tessera/memory/detail/host_holds.hpp>
@@ -38,7 +40,6 @@ struct Firing {
   Firing() : cpu_job(this, ExecKind::cpu), gpu_job(this, ExecKind::gpu) {}
   /// Back to the state of a new firing, keeping the vectors' capacity for the next one.
   void reset() noexcept {
-    for (auto& a : inputs) a.reset();
     inputs.clear();
     visits.clear();
     produced.clear();
@@ -58,9 +59,9 @@ struct Firing {
   std::uint64_t set = 0;
   std::size_t space = 0;
   Stream* stream = nullptr;
-  std::vector<std::any> inputs;
-  std::vector<VisitFn> visits;
-  std::vector<std::pair<std::size_t, Token>> produced;
+  InlineVector<std::any, 4> inputs;
+  InlineVector<VisitFn, 4> visits;
+  InlineVector<std::pair<std::size_t, Token>, 2> produced;
   bool failed = false;
   // Data accesses of this firing: stable handles, host holds, device accesses.
   std::list<Buffer> buffers;  // a list: the holds and accesses keep pointers to its elements
@@ -75,7 +76,8 @@ struct OperationState {
   std::size_t running = 0;
   bool emitting = false;
   bool replaced = false;  // fused into another operation
-  std::map<std::uint64_t, Firing*> finished;
+  // Finished firings waiting for their turn to emit: slot i holds firing next_emit + i.
+  std::deque<Firing*> finished;
   std::vector<std::size_t> queued;  // scratch for ready()
 };
 
