@@ -134,7 +134,7 @@ class Engine {
   std::vector<std::unique_ptr<Operation>> ops_;
   std::vector<FuseCandidate> candidates_;
   mutable std::mutex graph_mutex_;
-  bool structure_changed_ = true;
+  std::atomic<bool> structure_changed_{true};
 
   std::atomic<std::uint64_t> next_set_{1};
   std::atomic<std::size_t> firings_{0};
