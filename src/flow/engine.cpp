@@ -472,9 +472,23 @@ void Engine::wait() {
     }
     throw Error(fmt::format("flow: {} value(s) wait at inputs whose operations can never fire: {}; each operation fires "
                        "when its readiness rule holds (by default a value on every input), so send the missing "
-                       "inputs or change the graph",
+                       "inputs or change the graph (Flow::discard_pending drops them)",
                        queued, where.str()));
   }
+}
+
+std::size_t Engine::discard_pending() {
+  if (busy()) throw Error("flow: cannot discard pending values while firings are in flight; call Flow::wait() first");
+  std::lock_guard lock(graph_mutex_);
+  std::size_t n = 0;
+  for (const auto& op : ops_) {
+    std::lock_guard op_lock(op->state_->mutex);
+    for (InputBase* in : op->inputs_) {
+      n += in->queue_.size();
+      in->queue_.clear();
+    }
+  }
+  return n;
 }
 
 FlowStats Engine::stats() const {

@@ -105,6 +105,7 @@ class Engine {
   void send(InputBase& port, Token token, std::uint64_t set);
   std::uint64_t new_input_set() { return next_set_.fetch_add(1, std::memory_order_relaxed); }
   void wait();
+  std::size_t discard_pending();
   bool busy() const noexcept { return firings_.load() != 0 || device_pending_.load() != 0; }
   FlowStats stats() const;
 

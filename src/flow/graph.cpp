@@ -228,6 +228,7 @@ void Flow::send_token(detail::InputBase& port, detail::Token token, std::uint64_
   engine_->send(port, std::move(token), set);
 }
 void Flow::wait() { engine_->wait(); }
+std::size_t Flow::discard_pending() { return engine_->discard_pending(); }
 bool Flow::busy() const noexcept { return engine_->busy(); }
 FlowStats Flow::stats() const { return engine_->stats(); }
 void Flow::fuse() { engine_->fuse(); }

@@ -119,6 +119,14 @@ TEST(FlowErrors, ACycleThatDoesNotConverge) {
   f.send(approx.input, 1.0);
   const std::string e = error_of([&] { f.wait(); });
   EXPECT_NE(e.find("'diverging' did not converge within 20 iterations"), std::string::npos) << e;
+  // The failure dropped that value; a second one left waiting is discarded, and the flow goes on.
+  auto& join = f.add<flow::Merger<int, int>>("join");
+  f.send(join.first, 1);
+  EXPECT_NE(error_of([&] { f.wait(); }).find("join.first"), std::string::npos);
+  EXPECT_EQ(f.discard_pending(), 1u);
+  EXPECT_NO_THROW(f.wait());
+  f.send(approx.input, 0.0);  // 2 * 0 == 0: converges at once
+  EXPECT_NO_THROW(f.wait());
 }
 
 TEST(FlowErrors, PinnedToASpaceThatDoesNotExist) {

@@ -134,6 +134,10 @@ class Flow {
   /// Throws tessera::Error naming the operation whose firing (or callback) threw first, or the
   /// operations where values wait that can never fire (a join missing its other input).
   void wait();
+  /// Drops the values waiting at inputs (after wait() reported values that can never fire, or a
+  /// failure left a cycle's values behind) and returns how many; the flow is then empty and
+  /// usable. Throws tessera::Error while firings are in flight.
+  std::size_t discard_pending();
   /// Whether values are in flight now.
   bool busy() const noexcept;
 

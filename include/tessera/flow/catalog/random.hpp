@@ -55,8 +55,8 @@ TESSERA_HOST_DEVICE T philox_value(std::uint64_t seed, std::uint64_t block, std:
   const double u1 = static_cast<double>((static_cast<std::uint64_t>(r.x[0]) << 21) ^ (r.x[1] >> 11)) * 0x1p-53;
   if (d == Distribution::uniform) return static_cast<T>(u1);
   const double u2 = static_cast<double>((static_cast<std::uint64_t>(r.x[2]) << 21) ^ (r.x[3] >> 11)) * 0x1p-53;
-  const double radius = sqrt(-2.0 * log(1.0 - u1));  // 1 - u1 in (0, 1]
-  return static_cast<T>(radius * cos(6.283185307179586 * u2));
+  const double radius = ::sqrt(-2.0 * ::log(1.0 - u1));  // 1 - u1 in (0, 1]
+  return static_cast<T>(radius * ::cos(6.283185307179586 * u2));
 }
 
 template <typename T = double, typename Variant = tessera::detail::build_variant>
