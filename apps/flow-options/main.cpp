@@ -17,7 +17,6 @@
 #include <cmath>
 #include <cstdio>
 #include <mutex>
-#include <optional>
 #include <string>
 #include <string_view>
 #include <system_error>
@@ -184,12 +183,6 @@ int run(const Settings& s) {
   tessera::DeviceSet devices = tessera::DeviceSet::select();
   flow::FlowOptions flow_options;
   flow_options.placement = s.placement;
-  // With accelerators, a worker per set in flight (flow_options::executor_options says why).
-  std::optional<tessera::Executor> executor;
-  if (devices.num_accelerators() > 0) {
-    executor.emplace(flow_options::executor_options(devices, s.sets));
-    flow_options.executor = &*executor;
-  }
   flow_options::MonteCarloPricer pricer(devices, s.pricer, flow_options);
   const std::vector<OptionSet> sets = flow_options::example_sets(s.sets, s.options);
 

@@ -89,15 +89,6 @@ MonteCarloPricer::MonteCarloPricer(tessera::DeviceSet& devices, const PricerOpti
 
 MonteCarloPricer::~MonteCarloPricer() = default;
 
-tessera::ExecutorOptions executor_options(const tessera::DeviceSet& devices, std::size_t sets,
-                                          std::chrono::microseconds spin) {
-  tessera::ExecutorOptions o;
-  o.num_devices = devices.num_accelerators();
-  o.gpu_workers = std::min<std::size_t>(sets, 63) + 1;  // more threads than that only wait
-  o.spin_before_sleep = spin;
-  return o;
-}
-
 std::vector<SetQuote> MonteCarloPricer::price(std::span<const OptionSet> sets, ProgressCallback progress) {
   for (std::size_t i = 0; i < sets.size(); ++i) validate(sets[i], fmt::format("option set {}", i));
   if (sets.size() >= (std::size_t{1} << 32))

@@ -54,15 +54,6 @@ struct Progress {
 };
 using ProgressCallback = std::function<void(const Progress&)>;
 
-/// An executor for a pricer on `devices` with up to `sets` sets in flight. A set's Accumulate
-/// firing runs on the host and reads its round's sums, which blocks the worker running it until
-/// the device has made them; the engine runs it on the GPU-priority worker that submitted the
-/// round, and the default executor has one such worker, so with accelerators every device would
-/// wait while that worker waits for one of them. One GPU-priority worker per set in flight (up to
-/// 63), plus one, keeps a worker free to submit. Blocked workers sleep; idle ones spin `spin` first.
-tessera::ExecutorOptions executor_options(const tessera::DeviceSet& devices, std::size_t sets,
-                                          std::chrono::microseconds spin = std::chrono::microseconds(20));
-
 class MonteCarloPricer {
  public:
   /// Builds the flow. Throws tessera::Error for options it cannot run: no paths per round, no

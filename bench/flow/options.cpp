@@ -93,11 +93,18 @@ void host_against_openmp(tessera::bench::Report& report, const Workload& w) {
   report.add({name, "flow-vs-openmp", "max-gap", gap, "stderr"});
 }
 
-// A pricer on simulated devices, every set kept on one device, with a worker per set in flight.
+// A pricer on simulated devices, every set kept on one device, on an executor with the default
+// workers for them (a GPU-priority worker per device, plus one).
+tessera::ExecutorOptions default_workers(const tessera::DeviceSet& devices) {
+  tessera::ExecutorOptions o;
+  o.num_devices = devices.num_accelerators();
+  return o;
+}
+
 struct SimPricer {
   SimPricer(tessera::DeviceSet devices, const Workload& w)
       : set(std::move(devices)),
-        executor(flow_options::executor_options(set, w.sets)),
+        executor(default_workers(set)),
         pricer(set, w.pricer(), per_input_set(executor)) {}
   static flow::FlowOptions per_input_set(tessera::Executor& executor) {
     flow::FlowOptions o;

@@ -296,7 +296,10 @@ void FiringJob::run_job(Job& self) {
   Engine& engine = *f->engine;
   Firing* next = nullptr;
   Firing** saved = continuation_slot;
-  continuation_slot = &next;
+  // Only a CPU job continues with the host firing it made ready. A device firing's job runs on a
+  // GPU-priority worker, which must stay free to submit the next device work: a host firing
+  // reading this one's results would hold it until the device is done.
+  continuation_slot = self.job_kind() == ExecKind::cpu ? &next : nullptr;
   while (f != nullptr) {
     engine.run(*f);  // completes f (and may delete it)
     f = next;

@@ -169,13 +169,15 @@ TEST(FlowOptions, SameBitsOnEveryBackendAndPlacement) {
   EXPECT_NE(price_on("host", flow::Placement::data_affine, sets, reseeded)[0].prices, reference[0].prices);
 }
 
-TEST(FlowOptions, ManySetsOnSimulatedDevicesWithAWorkerPerSet) {
-  // The app's sets, with the executor the app gives a flow with accelerators.
+TEST(FlowOptions, ManySetsOnSimulatedDevices) {
+  // The app's sets on two devices, with an executor that has a GPU-priority worker per device.
   const auto sets = flow_options::example_sets(8, 6);
   const auto options = quick_options(0.05, 100);
   const auto reference = price_on("host", flow::Placement::host, sets, options);
   auto devices = tessera::DeviceSet::select("sim:2");
-  tessera::Executor executor(flow_options::executor_options(devices, sets.size()));
+  tessera::ExecutorOptions workers;
+  workers.num_devices = devices.num_accelerators();
+  tessera::Executor executor(workers);
   flow::FlowOptions flow_options;
   flow_options.placement = flow::Placement::per_input_set;
   flow_options.executor = &executor;
