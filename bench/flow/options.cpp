@@ -103,9 +103,7 @@ tessera::ExecutorOptions default_workers(const tessera::DeviceSet& devices) {
 
 struct SimPricer {
   SimPricer(tessera::DeviceSet devices, const Workload& w)
-      : set(std::move(devices)),
-        executor(default_workers(set)),
-        pricer(set, w.pricer(), per_input_set(executor)) {}
+      : set(std::move(devices)), executor(default_workers(set)), pricer(set, w.pricer(), per_input_set(executor)) {}
   static flow::FlowOptions per_input_set(tessera::Executor& executor) {
     flow::FlowOptions o;
     o.placement = flow::Placement::per_input_set;

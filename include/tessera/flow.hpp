@@ -4,8 +4,8 @@
 
 #include "tessera/core/error.hpp"
 #include "tessera/flow/array.hpp"
+#include "tessera/flow/catalog.hpp"
 #include "tessera/flow/context.hpp"
 #include "tessera/flow/flow.hpp"
 #include "tessera/flow/operation.hpp"
 #include "tessera/flow/port.hpp"
-#include "tessera/flow/catalog.hpp"

@@ -2,8 +2,8 @@
 
 #include "engine.hpp"
 
-#include <tessera/core/error.hpp>
 #include <fmt/format.h>
+#include <tessera/core/error.hpp>
 #include <tessera/flow/array.hpp>
 
 #include <cstring>

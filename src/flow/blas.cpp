@@ -3,13 +3,13 @@
 // only pool, as everywhere in tessera); a simulated device runs the whole call on its stream
 // thread; a CUDA device gets cuBLAS on the firing's stream (cublas.cpp).
 
-#include <tessera/core/error.hpp>
 #include <fmt/format.h>
+#include <tessera/core/error.hpp>
 #include <tessera/device/device.hpp>
 #include <tessera/device/stream.hpp>
 #include <tessera/flow/context.hpp>
-#include <tessera/flow/operation.hpp>
 #include <tessera/flow/detail/blas.hpp>
+#include <tessera/flow/operation.hpp>
 
 #include <algorithm>
 #include <mutex>
@@ -52,8 +52,8 @@ void one_blas_thread() {}
 
 // The same product by rows, without OpenBLAS (i-p-j order, the inner loop over contiguous c and b).
 template <typename T>
-void portable_gemm(bool ta, bool tb, std::size_t m, std::size_t n, std::size_t k, const T* a, std::size_t lda, const T* b,
-               std::size_t ldb, T* c, std::size_t ldc) {
+void portable_gemm(bool ta, bool tb, std::size_t m, std::size_t n, std::size_t k, const T* a, std::size_t lda,
+                   const T* b, std::size_t ldb, T* c, std::size_t ldc) {
   for (std::size_t i = 0; i < m; ++i) {
     T* ci = c + i * ldc;
     std::fill(ci, ci + n, T(0));
@@ -89,7 +89,8 @@ bool gemm_impl(Context& ctx, bool ta, bool tb, std::size_t m, std::size_t n, std
 #if defined(TESSERA_HAVE_CUDA)
     ctx.count_kernel();
     if (const char* err = cublas_gemm(ctx.stream_native(), ctx.device().ordinal(), ta, tb, m, n, k, a, b, c))
-      throw Error(fmt::format("flow: cuBLAS gemm of '{}' on {} failed: {}", ctx.operation().name(), ctx.device().name(), err));
+      throw Error(
+          fmt::format("flow: cuBLAS gemm of '{}' on {} failed: {}", ctx.operation().name(), ctx.device().name(), err));
     return epi.apply == nullptr;
 #else
     throw Error("flow: a CUDA stream in a build without the CUDA backend");

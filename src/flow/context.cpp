@@ -4,8 +4,8 @@
 
 #include "engine.hpp"
 
-#include <tessera/core/error.hpp>
 #include <fmt/format.h>
+#include <tessera/core/error.hpp>
 #include <tessera/device/device.hpp>
 #include <tessera/flow/context.hpp>
 
@@ -14,13 +14,14 @@ namespace tessera::flow {
 namespace detail {
 
 void throw_not_consumed(const Operation& op, const InputBase& port) {
-  throw Error(fmt::format("flow: operation '{}' read input '{}', but this firing consumed no value from it (check "
-                     "Context::has first; the operation's readiness rule chose the inputs)",
-                     op.name(), port.name()));
+  throw Error(
+      fmt::format("flow: operation '{}' read input '{}', but this firing consumed no value from it (check "
+                  "Context::has first; the operation's readiness rule chose the inputs)",
+                  op.name(), port.name()));
 }
 void throw_foreign_port(const Operation& op, const PortBase& port) {
   throw Error(fmt::format("flow: a firing of '{}' used port {}, which belongs to another operation", op.name(),
-                     port.full_name()));
+                          port.full_name()));
 }
 void throw_bad_value(const Operation& op, const PortBase& port) {
   throw Error(fmt::format("flow: operation '{}' found a value of another type at input '{}'", op.name(), port.name()));
@@ -31,7 +32,7 @@ void throw_bad_value(const Operation& op, const PortBase& port) {
 Stream& Context::stream() const {
   if (stream_ == nullptr)
     throw Error(fmt::format("flow: operation '{}' asked for a device stream, but this firing runs on the host",
-                       operation().name()));
+                            operation().name()));
   return *stream_;
 }
 
@@ -61,12 +62,15 @@ std::string Context::kernel_label(std::string_view name) const {
   return fmt::format("{}: {}", operation().name(), name);
 }
 
-void Context::enqueue_host(std::function<void()> work, std::string label) { stream_->enqueue_host(std::move(work), std::move(label)); }
+void Context::enqueue_host(std::function<void()> work, std::string label) {
+  stream_->enqueue_host(std::move(work), std::move(label));
+}
 
 void Context::throw_host_work_on_cuda(std::string_view name) const {
-  throw Error(fmt::format("flow: operation '{}' ran '{}' as host work on {}, a CUDA device; give it a CUDA kernel or "
-                     "pin the operation to the host (Operation::pin(0))",
-                     operation().name(), name, stream_->device().name()));
+  throw Error(
+      fmt::format("flow: operation '{}' ran '{}' as host work on {}, a CUDA device; give it a CUDA kernel or "
+                  "pin the operation to the host (Operation::pin(0))",
+                  operation().name(), name, stream_->device().name()));
 }
 
 }  // namespace tessera::flow

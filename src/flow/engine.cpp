@@ -7,8 +7,8 @@
 
 #include "engine.hpp"
 
-#include <tessera/core/error.hpp>
 #include <fmt/format.h>
+#include <tessera/core/error.hpp>
 #include <tessera/core/trace.hpp>
 #include <tessera/device/device.hpp>
 #include <tessera/device/submit.hpp>
@@ -22,9 +22,17 @@
 namespace tessera::flow::detail {
 namespace {
 
-// A firing that finishes on a worker may leave one host firing here to run next on the same
-// worker, instead of a round trip through the deques (a chain costs one Job, not one per link).
-thread_local Firing** continuation_slot = nullptr;
+// A firing that finishes on a worker may leave one host firing of the same flow here to run next
+// on the same worker, instead of a round trip through the deques (a chain costs one Job, not one
+// per link). While the job runs, it holds back the releases of the firings it emitted
+// (`held_releases`), so the flow cannot go idle under it; a continuation made while it holds some
+// needs no count of its own.
+struct Continuation {
+  Engine* engine = nullptr;
+  Firing** slot = nullptr;
+  std::size_t* held_releases = nullptr;
+};
+thread_local Continuation continuation;
 
 // Firings are recycled, so that a trivial operation's firing allocates nothing: each thread keeps
 // a few, and hands batches to (or takes them from) a shared pool, since firings are often made on
@@ -145,9 +153,10 @@ InputBase& Engine::resolve(InputBase& in) {
 void Engine::send(InputBase& port, Token token, std::uint64_t set) {
   Operation& owner = port.owner();
   if (owner.flow_ != &flow)
-    throw Error(fmt::format("flow: cannot send into {}: the operation does not belong to this flow (add it with "
-                       "Flow::add)",
-                       port.full_name()));
+    throw Error(
+        fmt::format("flow: cannot send into {}: the operation does not belong to this flow (add it with "
+                    "Flow::add)",
+                    port.full_name()));
   if (owner.state_ == nullptr)
     throw Error(fmt::format("flow: cannot send into {}: the operation was removed", port.full_name()));
   if (options.fusion && structure_changed_) fuse();
@@ -156,10 +165,11 @@ void Engine::send(InputBase& port, Token token, std::uint64_t set) {
   if (in.fused_source_ != nullptr) sources.push_back(in.fused_source_);
   for (const OutputBase* src : sources)
     if (!src->owner().control_flow())
-      throw Error(fmt::format("flow: cannot send into {}: it is fed by {}, a data operation, whose values would "
-                         "interleave with the ones sent; send into an unconnected input or one fed by a "
-                         "control-flow operation (Merger, Turnout, ...)",
-                         port.full_name(), src->full_name()));
+      throw Error(
+          fmt::format("flow: cannot send into {}: it is fed by {}, a data operation, whose values would "
+                      "interleave with the ones sent; send into an unconnected input or one fed by a "
+                      "control-flow operation (Merger, Turnout, ...)",
+                      port.full_name(), src->full_name()));
   token.set = set;
   ReadyList list;
   std::vector<Firing*>& ready = list.get();
@@ -195,7 +205,7 @@ void Engine::dispatch_locked(Operation& op, OperationState& st, std::vector<Firi
       if (q.empty()) {
         recycle(f);
         throw Error(fmt::format("flow: {}'s readiness rule named input {} ({}), which holds no value", op.name(), i,
-                           op.inputs_[i]->name()));
+                                op.inputs_[i]->name()));
       }
       if (first) f->set = q.front().set, first = false;
       f->inputs[i] = std::move(q.front().value);
@@ -215,7 +225,7 @@ void Engine::place(Firing& f) {
     space = static_cast<std::size_t>(op.pinned_space());
     if (space > accelerators)
       throw Error(fmt::format("flow: {} is pinned to space {}, but the flow has {} accelerator(s) (spaces 0..{})",
-                         op.name(), space, accelerators, accelerators));
+                              op.name(), space, accelerators, accelerators));
   } else if (op.runs() == Runs::host || accelerators == 0 || options.placement == Placement::host) {
     space = 0;
   } else if (options.placement == Placement::per_input_set) {
@@ -257,16 +267,16 @@ void Engine::place(Firing& f) {
     f.stream = &d.compute_stream(streams <= 1 ? 0 : f.set % streams);
   }
   if (options.trace_placement)
-    trace_mark("flow placement", fmt::format("{} #{} on {}", op.name(), f.seq, space == 0 ? std::string("host") : memory.device(space).name()));
+    trace_mark("flow placement", fmt::format("{} #{} on {}", op.name(), f.seq,
+                                             space == 0 ? std::string("host") : memory.device(space).name()));
 }
 
 void Engine::schedule(std::vector<Firing*>& ready) {
   if (ready.empty()) return;
-  // One update of the shared counts per batch: a fan-out makes many firings at once.
-  firings_.fetch_add(ready.size(), std::memory_order_relaxed);
-  std::size_t on_host = 0;
-  for (std::size_t k = 0; k < ready.size(); ++k) {
-    Firing* f = ready[k];
+  Firing* next = nullptr;
+  const bool can_continue =
+      continuation.engine == this && continuation.slot != nullptr && *continuation.slot == nullptr;
+  for (Firing* f : ready) {
     try {
       place(*f);
     } catch (...) {
@@ -275,19 +285,23 @@ void Engine::schedule(std::vector<Firing*>& ready) {
       f->space = 0;
       f->stream = nullptr;
     }
-    if (f->space == 0) {
-      ++on_host;
-    } else {
+    if (f->space != 0) {
       per_space_[f->space].fetch_add(1, std::memory_order_relaxed);
       in_flight_per_space_[f->space].fetch_add(1, std::memory_order_relaxed);
+    } else if (can_continue && next == nullptr) {
+      next = f;
     }
-    if (f->stream == nullptr && continuation_slot != nullptr && *continuation_slot == nullptr) {
-      *continuation_slot = f;  // runs next on this worker
-      continue;
-    }
+  }
+  // One update of the shared count per batch (a fan-out makes many firings at once), made before
+  // any of them can run; a continuation is covered by the releases its job holds back.
+  if (next != nullptr) next->counted = *continuation.held_releases == 0;
+  const std::size_t counted = ready.size() - (next != nullptr && !next->counted ? 1 : 0);
+  if (counted > 0) firings_.fetch_add(counted, std::memory_order_relaxed);
+  for (Firing* f : ready) {
+    if (f == next) continue;
     executor.schedule(f->stream == nullptr ? f->cpu_job : f->gpu_job);
   }
-  if (on_host > 0) per_space_[0].fetch_add(on_host, std::memory_order_relaxed);
+  if (next != nullptr) *continuation.slot = next;  // runs next on this worker
   ready.clear();
 }
 
@@ -295,20 +309,22 @@ void FiringJob::run_job(Job& self) {
   Firing* f = static_cast<FiringJob&>(self).firing;
   Engine& engine = *f->engine;
   Firing* next = nullptr;
-  Firing** saved = continuation_slot;
+  std::size_t held = 0;
+  const Continuation saved = continuation;  // jobs nest: a parallel loop's worker runs others
   // Only a CPU job continues with the host firing it made ready. A device firing's job runs on a
   // GPU-priority worker, which must stay free to submit the next device work: a host firing
   // reading this one's results would hold it until the device is done.
-  continuation_slot = self.job_kind() == ExecKind::cpu ? &next : nullptr;
+  continuation = self.job_kind() == ExecKind::cpu ? Continuation{&engine, &next, &held} : Continuation{};
   while (f != nullptr) {
-    engine.run(*f);  // completes f (and may delete it)
+    held += engine.run(*f);  // completes f (and may recycle it)
     f = next;
     next = nullptr;
   }
-  continuation_slot = saved;
+  continuation = saved;
+  if (held > 0) engine.release_firings(held);
 }
 
-void Engine::run(Firing& f) {
+std::size_t Engine::run(Firing& f) {
   Operation& op = *f.op;
   if (!f.failed) {
     Context ctx(f, flow, executor, f.space, f.stream);
@@ -346,10 +362,10 @@ void Engine::run(Firing& f) {
     }
   }
   f.buffers.clear();
-  complete(f);
+  return complete(f);
 }
 
-void Engine::complete(Firing& f) {
+std::size_t Engine::complete(Firing& f) {
   Operation& op = *f.op;
   OperationState& st = *op.state_;
   ReadyList list;
@@ -374,11 +390,11 @@ void Engine::complete(Firing& f) {
   }
   // This thread emits, in firing order, every finished firing whose turn has come. The flow's
   // count drops only at the end: until then it cannot become idle (and be destroyed) under us.
-  std::size_t emitted = 0;
+  std::size_t emitted = 0;  // of the firings counted in firings_
   while (next != nullptr) {
     emit(*next, ready);
+    if (next->counted) ++emitted;
     recycle(next);
-    ++emitted;
     std::lock_guard lock(st.mutex);
     if (st.finished.empty() || st.finished.front() == nullptr) {
       st.emitting = false;
@@ -390,7 +406,7 @@ void Engine::complete(Firing& f) {
     }
   }
   schedule(ready);
-  if (emitted > 0) release(firings_, emitted);
+  return emitted;  // the job releases them when it ends
 }
 
 void Engine::emit(Firing& f, std::vector<Firing*>& ready) {
@@ -471,12 +487,14 @@ void Engine::wait() {
     for (const auto& op : ops_) {
       if (op->state_ == nullptr || op->state_->replaced) continue;
       for (const InputBase* in : op->inputs_)
-        if (!in->queue_.empty()) where << (where.tellp() > 0 ? ", " : "") << in->full_name() << " (" << in->queue_.size() << ")";
+        if (!in->queue_.empty())
+          where << (where.tellp() > 0 ? ", " : "") << in->full_name() << " (" << in->queue_.size() << ")";
     }
-    throw Error(fmt::format("flow: {} value(s) wait at inputs whose operations can never fire: {}; each operation fires "
-                       "when its readiness rule holds (by default a value on every input), so send the missing "
-                       "inputs or change the graph (Flow::discard_pending drops them)",
-                       queued, where.str()));
+    throw Error(
+        fmt::format("flow: {} value(s) wait at inputs whose operations can never fire: {}; each operation fires "
+                    "when its readiness rule holds (by default a value on every input), so send the missing "
+                    "inputs or change the graph (Flow::discard_pending drops them)",
+                    queued, where.str()));
   }
 }
 
@@ -497,11 +515,18 @@ std::size_t Engine::discard_pending() {
 FlowStats Engine::stats() const {
   FlowStats s;
   s.kernels = kernels_.load();
-  for (std::size_t i = 0; i < memory.num_spaces(); ++i) {
-    s.firings_per_space.push_back(per_space_[i].load());
-    s.firings += s.firings_per_space.back();
-  }
   std::lock_guard lock(graph_mutex_);
+  // Every firing took a sequence number of its operation; those not on an accelerator ran on
+  // the host.
+  for (const auto& op : ops_) {
+    std::lock_guard op_lock(op->state_->mutex);
+    s.firings += op->state_->next_seq;
+  }
+  s.firings += retired_firings_;
+  std::size_t on_accelerators = 0;
+  s.firings_per_space.assign(memory.num_spaces(), 0);
+  for (std::size_t i = 1; i < memory.num_spaces(); ++i) on_accelerators += s.firings_per_space[i] = per_space_[i].load();
+  s.firings_per_space[0] = s.firings - on_accelerators;
   s.fused = fused_;
   return s;
 }

@@ -14,8 +14,8 @@
 #include <atomic>
 #include <condition_variable>
 #include <deque>
-#include <list>
 #include <exception>
+#include <list>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -47,6 +47,7 @@ struct Firing {
     holds.reset();
     device_accesses = nullptr;
     failed = false;
+    counted = true;
     stream = nullptr;
     space = 0;
   }
@@ -63,6 +64,7 @@ struct Firing {
   InlineVector<VisitFn, 4> visits;
   InlineVector<std::pair<std::size_t, Token>, 2> produced;
   bool failed = false;
+  bool counted = true;  // in Engine::firings_ (a continuation may run under its job's count)
   // Data accesses of this firing: stable handles, host holds, device accesses.
   std::list<Buffer> buffers;  // a list: the holds and accesses keep pointers to its elements
   std::optional<tessera::detail::HostHolds> holds;
@@ -110,7 +112,11 @@ class Engine {
   FlowStats stats() const;
 
   // Used by firings and contexts.
-  void run(Firing& f);
+  /// Runs and completes `f`; returns how many counted firings it emitted, whose releases the
+  /// caller owes.
+  std::size_t run(Firing& f);
+  /// Ends `n` counted firings (a job that ran them held their releases back).
+  void release_firings(std::size_t n) { release(firings_, n); }
   void count_kernels(std::size_t n) noexcept { kernels_.fetch_add(n, std::memory_order_relaxed); }
   void fail(const Operation& op, const std::string& what, std::exception_ptr e);
 
@@ -125,7 +131,7 @@ class Engine {
   void dispatch_locked(Operation& op, OperationState& st, std::vector<Firing*>& ready);
   void place(Firing& f);
   void schedule(std::vector<Firing*>& ready);
-  void complete(Firing& f);
+  std::size_t complete(Firing& f);
   void emit(Firing& f, std::vector<Firing*>& ready);
   void release(std::atomic<std::size_t>& counter, std::size_t n = 1);
   std::size_t queued_values() const;
@@ -150,6 +156,7 @@ class Engine {
 
   std::atomic<std::size_t> kernels_{0};
   std::size_t fused_ = 0;
+  std::size_t retired_firings_ = 0;  // of removed operations
   std::unique_ptr<std::atomic<std::size_t>[]> per_space_;
   std::unique_ptr<std::atomic<std::size_t>[]> in_flight_per_space_;
   std::atomic<std::size_t> round_robin_{0};

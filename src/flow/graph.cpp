@@ -4,8 +4,8 @@
 
 #include "engine.hpp"
 
-#include <tessera/core/error.hpp>
 #include <fmt/format.h>
+#include <tessera/core/error.hpp>
 
 #include <algorithm>
 
@@ -100,14 +100,17 @@ void Engine::connect(OutputBase& out, InputBase& in) {
   for (const PortBase* p : {static_cast<const PortBase*>(&out), static_cast<const PortBase*>(&in)}) {
     const Operation& op = p->owner();
     if (op.flow_ != &flow)
-      throw Error(fmt::format("flow: cannot connect {}: its operation belongs to another flow or to none (add it with "
-                         "Flow::add)",
-                         p->full_name()));
-    if (op.state_ == nullptr) throw Error(fmt::format("flow: cannot connect {}: the operation was removed", p->full_name()));
+      throw Error(
+          fmt::format("flow: cannot connect {}: its operation belongs to another flow or to none (add it with "
+                      "Flow::add)",
+                      p->full_name()));
+    if (op.state_ == nullptr)
+      throw Error(fmt::format("flow: cannot connect {}: the operation was removed", p->full_name()));
     if (op.state_->replaced)
-      throw Error(fmt::format("flow: cannot connect {}: the operation was fused into another when the flow first ran; "
-                         "connect everything before the first send, or set FlowOptions::fusion to false",
-                         p->full_name()));
+      throw Error(
+          fmt::format("flow: cannot connect {}: the operation was fused into another when the flow first ran; "
+                      "connect everything before the first send, or set FlowOptions::fusion to false",
+                      p->full_name()));
   }
   out.targets_.push_back(&in);
   in.sources_.push_back(&out);
@@ -129,13 +132,17 @@ void Engine::add_fuser(OutputBase& out, InputBase& in, FuserFn f) {
 }
 
 void Engine::remove(Operation& op) {
-  if (op.flow_ != &flow) throw Error(fmt::format("flow: cannot remove '{}': it belongs to another flow or none", op.name()));
+  if (op.flow_ != &flow)
+    throw Error(fmt::format("flow: cannot remove '{}': it belongs to another flow or none", op.name()));
   check_idle(fmt::format("remove operation '{}'", op.name()).c_str());
   std::lock_guard lock(graph_mutex_);
   Rewire::disconnect(op);
   std::erase_if(candidates_, [&](const FuseCandidate& c) { return &c.out->owner() == &op || &c.in->owner() == &op; });
   auto it = std::find_if(ops_.begin(), ops_.end(), [&](const auto& p) { return p.get() == &op; });
-  if (it != ops_.end()) ops_.erase(it);
+  if (it != ops_.end()) {
+    retired_firings_ += op.state_->next_seq;
+    ops_.erase(it);
+  }
   structure_changed_ = true;
 }
 
@@ -176,10 +183,11 @@ void Engine::fuse() {
     for (std::size_t i = 0; fits && i < ins.size(); ++i) fits = fused->inputs_[i]->type() == ins[i]->type();
     for (std::size_t i = 0; fits && i < outs.size(); ++i) fits = fused->outputs_[i]->type() == outs[i]->type();
     if (!fits)
-      throw Error(fmt::format("flow: the fuser for '{}' -> '{}' made '{}', whose ports do not match theirs (inputs: the "
-                         "producer's, then the consumer's others; outputs: the producer's others, then the "
-                         "consumer's)",
-                         a.name(), b.name(), fused->name()));
+      throw Error(
+          fmt::format("flow: the fuser for '{}' -> '{}' made '{}', whose ports do not match theirs (inputs: the "
+                      "producer's, then the consumer's others; outputs: the producer's others, then the "
+                      "consumer's)",
+                      a.name(), b.name(), fused->name()));
     fused->flow_ = &flow;
     fused->state_ = std::make_unique<OperationState>();
     fused->pinned_ = a.pinned_;
@@ -211,7 +219,8 @@ std::uint64_t Operation::ready(std::span<const std::size_t> queued) const {
 }
 
 Flow& Operation::flow() const {
-  if (flow_ == nullptr) throw Error(fmt::format("flow: operation '{}' belongs to no flow (add it with Flow::add)", name_));
+  if (flow_ == nullptr)
+    throw Error(fmt::format("flow: operation '{}' belongs to no flow (add it with Flow::add)", name_));
   return *flow_;
 }
 

@@ -112,7 +112,8 @@ TEST_P(Catalog, ReduceByAndScan) {
   const std::size_t n = 20000, keys = 37;
   const auto v = sample<double>(n, 6);
   std::vector<std::int32_t> k(n);
-  for (std::size_t i = 0; i < n; ++i) k[i] = static_cast<std::int32_t>((i * 7919) % (keys + 3)) - 1;  // some out of range
+  for (std::size_t i = 0; i < n; ++i)
+    k[i] = static_cast<std::int32_t>((i * 7919) % (keys + 3)) - 1;  // some out of range
   auto& by = flow::reduce_by<double>(f, "by key", keys, 0.0, [](double a, double b) { return a + b; });
   auto& sc = flow::scan<double>(f, "prefix", 0.0, [](double a, double b) { return a + b; });
   std::vector<double> rb, rs;

@@ -37,10 +37,11 @@ TEST(FlowDocs, CustomOperation) {
     Scale(std::string name, double a) : Operation(std::move(name)), factor(a) {}
     void fire(flow::Context& c) override {
       const flow::Vector<double>& x = c.get(input);
-      auto [y, py] = c.allocate<double>(x.shape());  // the result, in the firing's memory space
-      const double* px = c.read(x);                  // copied there first if it is not valid there
+      flow::Allocated<double, 1> y = c.allocate<double>(x.shape());  // in the firing's memory space
+      double* py = y.data;
+      const double* px = c.read(x);  // copied there first if it is not valid there
       c.launch("scale", x.size(), [px, py, a = factor](std::size_t i) { py[i] = a * px[i]; });
-      c.emit(output, std::move(y));
+      c.emit(output, std::move(y.array));
     }
   };
   auto devices = tessera::DeviceSet::select("host");

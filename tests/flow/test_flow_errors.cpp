@@ -67,7 +67,8 @@ TEST(FlowErrors, ValuesThatCanNeverFire) {
   auto& m = f.add<flow::Merger<int, int>>("join");
   f.send(m.first, 1);
   const std::string e = error_of([&] { f.wait(); });
-  EXPECT_NE(e.find("1 value(s) wait at inputs whose operations can never fire: join.first (1)"), std::string::npos) << e;
+  EXPECT_NE(e.find("1 value(s) wait at inputs whose operations can never fire: join.first (1)"), std::string::npos)
+      << e;
   std::tuple<int, int> got{};
   const std::string e2 = error_of([&] { f.on_receive(m.output, [&](const std::tuple<int, int>& t) { got = t; }); });
   EXPECT_NE(e2.find("cannot add an on_receive callback while values are in flight"), std::string::npos) << e2;

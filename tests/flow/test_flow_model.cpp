@@ -209,10 +209,11 @@ TEST(FlowModel, PlacementPolicies) {
         spaces[c.input_set()].insert(c.space());
       }
       const auto& x = c.get(input);
-      auto [y, py] = c.allocate<double>(x.shape());
+      auto y = c.allocate<double>(x.shape());
+      double* py = y.data;
       const double* px = c.read(x);
       c.launch("copy", x.size(), [=](std::size_t i) { py[i] = px[i]; });
-      c.emit(output, std::move(y));
+      c.emit(output, std::move(y.array));
     }
   };
   {

@@ -54,16 +54,11 @@ class Array {
     if (buffer_) detail::write_host(*buffer_, values.data(), bytes());
   }
   /// A 1-d copy of `values`.
-  Array(Flow& flow, std::span<const T> values)
-    requires(D == 1)
-      : Array(flow, Shape{values.size()}, values) {}
-  Array(Flow& flow, const std::vector<T>& values)
-    requires(D == 1)
+  Array(Flow& flow, std::span<const T> values) requires(D == 1) : Array(flow, Shape{values.size()}, values) {}
+  Array(Flow& flow, const std::vector<T>& values) requires(D == 1)
       : Array(flow, Shape{values.size()}, std::span<const T>(values)) {}
   /// A 0-d array holding `value`.
-  Array(Flow& flow, T value)
-    requires(D == 0)
-      : Array(flow, Shape{}, std::span<const T>(&value, 1)) {}
+  Array(Flow& flow, T value) requires(D == 0) : Array(flow, Shape{}, std::span<const T>(&value, 1)) {}
 
   const Shape& shape() const noexcept { return shape_; }
   std::size_t extent(std::size_t d) const { return shape_[d]; }
@@ -82,9 +77,7 @@ class Array {
     return out;
   }
   /// The value of a 0-d array.
-  T value() const
-    requires(D == 0)
-  {
+  T value() const requires(D == 0) {
     T v{};
     if (buffer_) detail::read_host(*buffer_, &v, sizeof(T));
     return v;

@@ -55,9 +55,9 @@ struct FlowOptions {
 /// Counters of what a flow did since it was made.
 struct FlowStats {
   std::size_t firings = 0;
-  std::size_t kernels = 0;                 ///< Context::launch, library calls
+  std::size_t kernels = 0;                     ///< Context::launch, library calls
   std::vector<std::size_t> firings_per_space;  ///< index 0: host, i: accelerator i - 1
-  std::size_t fused = 0;                   ///< operation pairs fusion replaced
+  std::size_t fused = 0;                       ///< operation pairs fusion replaced
 };
 
 /// Identifies values that belong together (one option set, one Markov chain).
@@ -123,10 +123,10 @@ class Flow {
         cb(*std::any_cast<T>(&a), InputSet{set});
       });
     } else {
-      static_assert(std::is_invocable_v<F&, const T&>, "on_receive: the callback takes (const T&) or (const T&, InputSet)");
-      detail::add_receiver(port, [cb = std::move(callback)](const std::any& a, std::uint64_t) mutable {
-        cb(*std::any_cast<T>(&a));
-      });
+      static_assert(std::is_invocable_v<F&, const T&>,
+                    "on_receive: the callback takes (const T&) or (const T&, InputSet)");
+      detail::add_receiver(
+          port, [cb = std::move(callback)](const std::any& a, std::uint64_t) mutable { cb(*std::any_cast<T>(&a)); });
     }
   }
 

@@ -37,10 +37,12 @@ enum class Runs {
 ///     explicit Scale(double a) : Operation("scale"), a_(a) {}
 ///     void fire(flow::Context& c) override {
 ///       const auto& x = c.get(input);
-///       auto [y, py] = c.allocate<double>(x.shape());
+///       auto y = c.allocate<double>(x.shape());  // a structured binding would not be capturable
+///       double* py = y.data;                      // by clang before 16
 ///       const double* px = c.read(x);
-///       c.launch("scale", x.size(), [=, a = a_] TESSERA_HOST_DEVICE(std::size_t i) { py[i] = a * px[i]; });
-///       c.emit(output, std::move(y));
+///       const double a = a_;  // nvcc allows no init-captures in a TESSERA_HOST_DEVICE lambda
+///       c.launch("scale", x.size(), [=] TESSERA_HOST_DEVICE(std::size_t i) { py[i] = a * px[i]; });
+///       c.emit(output, std::move(y.array));
 ///     }
 ///     double a_;
 ///   };

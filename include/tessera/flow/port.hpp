@@ -72,8 +72,8 @@ class InputBase : public PortBase {
   friend void connect_ports(OutputBase&, InputBase&);
   std::deque<Token> queue_;
   std::vector<OutputBase*> sources_;
-  InputBase* forward_ = nullptr;         // set when fusion replaced the owner
-  OutputBase* fused_source_ = nullptr;   // the producer fusion joined this input to
+  InputBase* forward_ = nullptr;        // set when fusion replaced the owner
+  OutputBase* fused_source_ = nullptr;  // the producer fusion joined this input to
 };
 
 using Receiver = std::function<void(const std::any& value, std::uint64_t input_set)>;
@@ -154,12 +154,13 @@ template <typename T, typename O1, typename O2>
 void connect(OutputPort<T, O1>& out, InputPort<T, O2>& in) {
   detail::connect_ports(out, in);
   if constexpr (!std::is_void_v<O1> && !std::is_void_v<O2>) {
-    if constexpr (requires(O1& a, O2& b, const FuseSite& s) {
+    if constexpr (requires(O1 & a, O2 & b, const FuseSite& s) {
                     { fuse(a, b, s) } -> std::convertible_to<std::unique_ptr<Operation>>;
                   }) {
-      detail::add_fuser(out, in, +[](Operation& a, Operation& b, const FuseSite& s) -> std::unique_ptr<Operation> {
-        return fuse(static_cast<O1&>(a), static_cast<O2&>(b), s);
-      });
+      detail::add_fuser(
+          out, in, +[](Operation& a, Operation& b, const FuseSite& s) -> std::unique_ptr<Operation> {
+            return fuse(static_cast<O1&>(a), static_cast<O2&>(b), s);
+          });
     }
   }
 }

@@ -51,9 +51,7 @@ class Merger<A, B, C> : public Operation {
   OutputPort<std::tuple<A, B, C>, Merger> output{*this, "output"};
   explicit Merger(std::string name = "merger") : Operation(std::move(name)) {}
   bool control_flow() const override { return true; }
-  void fire(Context& c) override {
-    c.emit(output, std::tuple<A, B, C>(c.get(first), c.get(second), c.get(third)));
-  }
+  void fire(Context& c) override { c.emit(output, std::tuple<A, B, C>(c.get(first), c.get(second), c.get(third))); }
 };
 
 /// Sends each part of a tuple out of its own output.
@@ -98,7 +96,8 @@ class Predicate : public Operation {
  public:
   InputPort<T, Predicate> input{*this, "input"};
   OutputPort<bool, Predicate> output{*this, "output"};
-  Predicate(std::string name, std::function<bool(const T&)> test) : Operation(std::move(name)), test_(std::move(test)) {}
+  Predicate(std::string name, std::function<bool(const T&)> test)
+      : Operation(std::move(name)), test_(std::move(test)) {}
   bool control_flow() const override { return true; }
   void fire(Context& c) override { c.emit(output, test_(c.get(input))); }
 

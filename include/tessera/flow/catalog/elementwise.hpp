@@ -50,12 +50,13 @@ class Map : public Operation {
   Map(std::string name, F f) : Operation(std::move(name)), f_(std::move(f)) {}
   void fire(Context& c) override {
     const auto& x = c.get(input);
-    auto [y, py] = c.allocate<result_type>(x.shape());
+    auto y = c.allocate<result_type>(x.shape());
+    result_type* const py = y.data;
     const T* px = c.read(x);
     const auto f = f_;
     auto body = [px, py, f] TESSERA_HOST_DEVICE(std::size_t i) { py[i] = f(px[i]); };
     c.launch<decltype(body), Variant>(name(), x.size(), body);
-    c.emit(output, std::move(y));
+    c.emit(output, std::move(y.array));
   }
   const F& function() const noexcept { return f_; }
 
@@ -77,13 +78,14 @@ class Map2 : public Operation {
     const auto& x = c.get(first);
     const auto& y = c.get(second);
     detail::check_same_shape(*this, x.shape(), y.shape());
-    auto [z, pz] = c.allocate<result_type>(x.shape());
+    auto z = c.allocate<result_type>(x.shape());
+    result_type* const pz = z.data;
     const A* px = c.read(x);
     const B* py = c.read(y);
     const auto f = f_;
     auto body = [px, py, pz, f] TESSERA_HOST_DEVICE(std::size_t i) { pz[i] = f(px[i], py[i]); };
     c.launch<decltype(body), Variant>(name(), x.size(), body);
-    c.emit(output, std::move(z));
+    c.emit(output, std::move(z.array));
   }
 
  private:
@@ -108,14 +110,15 @@ class Map3 : public Operation {
     const auto& z = c.get(third);
     detail::check_same_shape(*this, x.shape(), y.shape());
     detail::check_same_shape(*this, x.shape(), z.shape());
-    auto [r, pr] = c.allocate<result_type>(x.shape());
+    auto r = c.allocate<result_type>(x.shape());
+    result_type* const pr = r.data;
     const A* px = c.read(x);
     const B* py = c.read(y);
     const C* pz = c.read(z);
     const auto f = f_;
     auto body = [px, py, pz, pr, f] TESSERA_HOST_DEVICE(std::size_t i) { pr[i] = f(px[i], py[i], pz[i]); };
     c.launch<decltype(body), Variant>(name(), x.size(), body);
-    c.emit(output, std::move(r));
+    c.emit(output, std::move(r.array));
   }
 
  private:
@@ -133,12 +136,13 @@ class MapIndexed : public Operation {
   MapIndexed(std::string name, F f) : Operation(std::move(name)), f_(std::move(f)) {}
   void fire(Context& c) override {
     const auto& x = c.get(input);
-    auto [y, py] = c.allocate<result_type>(x.shape());
+    auto y = c.allocate<result_type>(x.shape());
+    result_type* const py = y.data;
     const T* px = c.read(x);
     const auto f = f_;
     auto body = [px, py, f] TESSERA_HOST_DEVICE(std::size_t i) { py[i] = f(i, px[i]); };
     c.launch<decltype(body), Variant>(name(), x.size(), body);
-    c.emit(output, std::move(y));
+    c.emit(output, std::move(y.array));
   }
 
  private:

@@ -66,7 +66,8 @@ class MatrixProduct : public Operation {
     const std::size_t k2 = tb ? b.extent(1) : b.extent(0);
     const std::size_t n = tb ? b.extent(0) : b.extent(1);
     if (k != k2) detail::throw_product_shapes(name(), m, k, k2, n);
-    auto [p, pp] = c.allocate<T>(std::array<std::size_t, 2>{m, n});
+    auto p = c.allocate<T>(std::array<std::size_t, 2>{m, n});
+    T* const pp = p.data;
     const T* pa = c.read(a);
     const T* pb = c.read(b);
     detail::GemmEpilogue<T> epi;
@@ -84,7 +85,7 @@ class MatrixProduct : public Operation {
         c.launch<decltype(body), Variant>(name(), m * n, body);
       }
     }
-    c.emit(output, std::move(p));
+    c.emit(output, std::move(p.array));
   }
   const ProductOptions& options() const noexcept { return options_; }
   const Epilogue& epilogue() const noexcept { return epilogue_; }
@@ -109,9 +110,10 @@ class MatrixVectorProduct : public Operation {
     const auto& x = c.get(right);
     const std::size_t m = a.extent(0), n = a.extent(1);
     if (x.size() != n) detail::throw_product_shapes(name(), m, n, x.size(), 1);
-    auto [y, py] = c.allocate<T>(std::array<std::size_t, 1>{m});
+    auto y = c.allocate<T>(std::array<std::size_t, 1>{m});
+    T* const py = y.data;
     detail::gemm(c, false, false, m, 1, n, c.read(a), c.read(x), py);
-    c.emit(output, std::move(y));
+    c.emit(output, std::move(y.array));
   }
 };
 
@@ -128,13 +130,14 @@ class CartesianProduct : public Operation {
     const auto& a = c.get(first);
     const auto& b = c.get(second);
     const std::size_t m = a.size(), n = b.size();
-    auto [r, pr] = c.allocate<result_type>(std::array<std::size_t, 2>{m, n});
+    auto r = c.allocate<result_type>(std::array<std::size_t, 2>{m, n});
+    result_type* const pr = r.data;
     const A* pa = c.read(a);
     const B* pb = c.read(b);
     const auto f = f_;
     auto body = [pa, pb, pr, n, f] TESSERA_HOST_DEVICE(std::size_t o) { pr[o] = f(pa[o / n], pb[o % n]); };
     c.launch<decltype(body), Variant>(name(), m * n, body);
-    c.emit(output, std::move(r));
+    c.emit(output, std::move(r.array));
   }
 
  private:
@@ -153,7 +156,8 @@ class Convolution : public Operation {
     const auto& x = c.get(signal);
     const auto& w = c.get(kernel);
     const std::size_t n = x.size(), kn = w.size();
-    auto [y, py] = c.allocate<T>(x.shape());
+    auto y = c.allocate<T>(x.shape());
+    T* const py = y.data;
     const T* px = c.read(x);
     const T* pw = c.read(w);
     const std::ptrdiff_t half = static_cast<std::ptrdiff_t>(kn / 2);
@@ -166,7 +170,7 @@ class Convolution : public Operation {
       py[i] = acc;
     };
     c.launch<decltype(body), Variant>(name(), n, body);
-    c.emit(output, std::move(y));
+    c.emit(output, std::move(y.array));
   }
 };
 

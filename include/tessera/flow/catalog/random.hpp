@@ -23,8 +23,8 @@ namespace tessera::flow {
 struct Philox4x32 {
   std::uint32_t x[4];
 
-  TESSERA_HOST_DEVICE static Philox4x32 generate(std::uint32_t c0, std::uint32_t c1, std::uint32_t c2,
-                                                 std::uint32_t c3, std::uint32_t k0, std::uint32_t k1) {
+  TESSERA_HOST_DEVICE static Philox4x32 generate(std::uint32_t c0, std::uint32_t c1, std::uint32_t c2, std::uint32_t c3,
+                                                 std::uint32_t k0, std::uint32_t k1) {
     constexpr std::uint32_t m0 = 0xD2511F53u, m1 = 0xCD9E8D57u;
     constexpr std::uint32_t w0 = 0x9E3779B9u, w1 = 0xBB67AE85u;
     for (int round = 0; round < 10; ++round) {
@@ -69,14 +69,13 @@ class Random : public Operation {
       : Operation(std::move(name)), count_(count), seed_(seed), distribution_(d) {}
   void fire(Context& c) override {
     const std::uint64_t block = c.get(request);
-    auto [v, pv] = c.allocate<T>(std::array<std::size_t, 1>{count_});
+    auto v = c.allocate<T>(std::array<std::size_t, 1>{count_});
+    T* const pv = v.data;
     const auto seed = seed_;
     const auto d = distribution_;
-    auto body = [pv, block, seed, d] TESSERA_HOST_DEVICE(std::size_t i) {
-      pv[i] = philox_value<T>(seed, block, i, d);
-    };
+    auto body = [pv, block, seed, d] TESSERA_HOST_DEVICE(std::size_t i) { pv[i] = philox_value<T>(seed, block, i, d); };
     c.launch<decltype(body), Variant>(name(), count_, body);
-    c.emit(output, std::move(v));
+    c.emit(output, std::move(v.array));
   }
 
  private:

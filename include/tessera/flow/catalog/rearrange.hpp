@@ -27,7 +27,8 @@ class Transpose : public Operation {
   void fire(Context& c) override {
     const auto& a = c.get(input);
     const std::size_t m = a.extent(0), n = a.extent(1);
-    auto [t, pt] = c.allocate<T>(std::array<std::size_t, 2>{n, m});
+    auto t = c.allocate<T>(std::array<std::size_t, 2>{n, m});
+    T* const pt = t.data;
     const T* pa = c.read(a);
     // One kernel index per 32 x 32 tile: within a tile both the reads and the writes stay in a
     // few cache lines (a strided read per element, and a division per element, cost 2x).
@@ -40,7 +41,7 @@ class Transpose : public Operation {
         for (std::size_t i = i0; i < i1; ++i) pt[j * m + i] = pa[i * n + j];  // t(j, i) = a(i, j)
     };
     c.launch<decltype(body), Variant>(name(), tiles_i * tiles_j, body);
-    c.emit(output, std::move(t));
+    c.emit(output, std::move(t.array));
   }
 };
 
@@ -55,7 +56,8 @@ class Gather : public Operation {
   void fire(Context& c) override {
     const auto& v = c.get(values);
     const auto& idx = c.get(indices);
-    auto [g, pg] = c.allocate<T>(idx.shape());
+    auto g = c.allocate<T>(idx.shape());
+    T* const pg = g.data;
     const T* pv = c.read(v);
     const std::int64_t* pi = c.read(idx);
     const std::int64_t n = static_cast<std::int64_t>(v.size());
@@ -64,7 +66,7 @@ class Gather : public Operation {
       pg[i] = (k >= 0 && k < n) ? pv[k] : T{};
     };
     c.launch<decltype(body), Variant>(name(), idx.size(), body);
-    c.emit(output, std::move(g));
+    c.emit(output, std::move(g.array));
   }
 };
 

@@ -51,12 +51,15 @@ class Reduce : public Operation {
   void fire(Context& c) override {
     const auto& x = c.get(input);
     const std::size_t n = x.size();
-    auto [part, pp] = c.allocate<T>(std::array<std::size_t, 1>{detail::fold_chunks(n)});
-    auto [r, pr] = c.allocate<T>(std::array<std::size_t, 0>{});
+    auto part = c.allocate<T>(std::array<std::size_t, 1>{detail::fold_chunks(n)});
+    T* const pp = part.data;
+    auto r = c.allocate<T>(std::array<std::size_t, 0>{});
+    T* const pr = r.data;
     const T* px = c.read(x);
-    detail::fold_to<Variant>(c, name(), n, identity_, op_, [px] TESSERA_HOST_DEVICE(std::size_t i) { return px[i]; },
-                             detail::Identity{}, pp, pr);
-    c.emit(output, std::move(r));
+    detail::fold_to<Variant>(
+        c, name(), n, identity_, op_, [px] TESSERA_HOST_DEVICE(std::size_t i) { return px[i]; }, detail::Identity{}, pp,
+        pr);
+    c.emit(output, std::move(r.array));
   }
   const T& identity() const noexcept { return identity_; }
   const Op& op() const noexcept { return op_; }
@@ -67,7 +70,8 @@ class Reduce : public Operation {
 };
 
 /// Reduce of f(x): what a Map followed by a Reduce fuses into (one pass, no array between).
-template <typename T, std::size_t D, typename F, typename R, typename Op, typename Variant = tessera::detail::build_variant>
+template <typename T, std::size_t D, typename F, typename R, typename Op,
+          typename Variant = tessera::detail::build_variant>
 class MapReduce : public Operation {
  public:
   InputPort<Array<T, D>, MapReduce> input{*this, "input"};
@@ -78,14 +82,16 @@ class MapReduce : public Operation {
   void fire(Context& c) override {
     const auto& x = c.get(input);
     const std::size_t n = x.size();
-    auto [part, pp] = c.allocate<R>(std::array<std::size_t, 1>{detail::fold_chunks(n)});
-    auto [r, pr] = c.allocate<R>(std::array<std::size_t, 0>{});
+    auto part = c.allocate<R>(std::array<std::size_t, 1>{detail::fold_chunks(n)});
+    R* const pp = part.data;
+    auto r = c.allocate<R>(std::array<std::size_t, 0>{});
+    R* const pr = r.data;
     const T* px = c.read(x);
     const auto f = f_;
     detail::fold_to<Variant>(
         c, name(), n, identity_, op_, [px, f] TESSERA_HOST_DEVICE(std::size_t i) { return static_cast<R>(f(px[i])); },
         detail::Identity{}, pp, pr);
-    c.emit(output, std::move(r));
+    c.emit(output, std::move(r.array));
   }
 
  private:
@@ -113,14 +119,16 @@ class ScalarProduct : public Operation {
     const auto& y = c.get(second);
     detail::check_same_shape(*this, x.shape(), y.shape());
     const std::size_t n = x.size();
-    auto [part, pp] = c.allocate<T>(std::array<std::size_t, 1>{detail::fold_chunks(n)});
-    auto [r, pr] = c.allocate<T>(std::array<std::size_t, 0>{});
+    auto part = c.allocate<T>(std::array<std::size_t, 1>{detail::fold_chunks(n)});
+    T* const pp = part.data;
+    auto r = c.allocate<T>(std::array<std::size_t, 0>{});
+    T* const pr = r.data;
     const T* px = c.read(x);
     const T* py = c.read(y);
     detail::fold_to<Variant>(
         c, name(), n, T(0), detail::Plus{}, [px, py] TESSERA_HOST_DEVICE(std::size_t i) { return px[i] * py[i]; },
         detail::Identity{}, pp, pr);
-    c.emit(output, std::move(r));
+    c.emit(output, std::move(r.array));
   }
 };
 
@@ -136,14 +144,16 @@ class Average : public Operation {
     const auto& x = c.get(input);
     const std::size_t n = x.size();
     if (n == 0) detail::throw_empty_statistic(name(), n, 1);
-    auto [part, pp] = c.allocate<T>(std::array<std::size_t, 1>{detail::fold_chunks(n)});
-    auto [r, pr] = c.allocate<T>(std::array<std::size_t, 0>{});
+    auto part = c.allocate<T>(std::array<std::size_t, 1>{detail::fold_chunks(n)});
+    T* const pp = part.data;
+    auto r = c.allocate<T>(std::array<std::size_t, 0>{});
+    T* const pr = r.data;
     const T* px = c.read(x);
     const T count = static_cast<T>(n);
     detail::fold_to<Variant>(
         c, name(), n, T(0), detail::Plus{}, [px] TESSERA_HOST_DEVICE(std::size_t i) { return px[i]; },
         [count] TESSERA_HOST_DEVICE(T s) { return s / count; }, pp, pr);
-    c.emit(output, std::move(r));
+    c.emit(output, std::move(r.array));
   }
 };
 
@@ -160,9 +170,12 @@ class Variance : public Operation {
     const auto& x = c.get(input);
     const std::size_t n = x.size();
     if (n < 2) detail::throw_empty_statistic(name(), n, 2);
-    auto [part, pp] = c.allocate<T>(std::array<std::size_t, 1>{detail::fold_chunks(n)});
-    auto [mean, pm] = c.allocate<T>(std::array<std::size_t, 0>{});
-    auto [r, pr] = c.allocate<T>(std::array<std::size_t, 0>{});
+    auto part = c.allocate<T>(std::array<std::size_t, 1>{detail::fold_chunks(n)});
+    T* const pp = part.data;
+    auto mean = c.allocate<T>(std::array<std::size_t, 0>{});
+    T* const pm = mean.data;
+    auto r = c.allocate<T>(std::array<std::size_t, 0>{});
+    T* const pr = r.data;
     const T* px = c.read(x);
     const T count = static_cast<T>(n);
     detail::fold_to<Variant>(
@@ -176,7 +189,7 @@ class Variance : public Operation {
           return d * d;
         },
         [count] TESSERA_HOST_DEVICE(T s) { return s / (count - T(1)); }, pp, pr);
-    c.emit(output, std::move(r));
+    c.emit(output, std::move(r.array));
   }
 };
 
@@ -198,8 +211,10 @@ class ReduceBy : public Operation {
     const std::size_t n = v.size();
     const std::size_t chunks = detail::fold_chunks(n);
     const std::size_t nk = num_keys_;
-    auto [part, pp] = c.allocate<T>(std::array<std::size_t, 1>{chunks * nk});
-    auto [r, pr] = c.allocate<T>(std::array<std::size_t, 1>{nk});
+    auto part = c.allocate<T>(std::array<std::size_t, 1>{chunks * nk});
+    T* const pp = part.data;
+    auto r = c.allocate<T>(std::array<std::size_t, 1>{nk});
+    T* const pr = r.data;
     const std::int32_t* pk = c.read(k);
     const T* pv = c.read(v);
     const T id = identity_;
@@ -221,7 +236,7 @@ class ReduceBy : public Operation {
       pr[j] = acc;
     };
     c.launch<decltype(join), Variant>(name(), nk, join);
-    c.emit(output, std::move(r));
+    c.emit(output, std::move(r.array));
   }
 
  private:
@@ -243,8 +258,10 @@ class Scan : public Operation {
     const auto& x = c.get(input);
     const std::size_t n = x.size();
     const std::size_t chunks = detail::fold_chunks(n);
-    auto [tot, pt] = c.allocate<T>(std::array<std::size_t, 1>{chunks});
-    auto [y, py] = c.allocate<T>(x.shape());
+    auto tot = c.allocate<T>(std::array<std::size_t, 1>{chunks});
+    T* const pt = tot.data;
+    auto y = c.allocate<T>(x.shape());
+    T* const py = y.data;
     const T* px = c.read(x);
     const T id = identity_;
     constexpr std::size_t C = detail::fold_chunk;
@@ -274,7 +291,7 @@ class Scan : public Operation {
       }
     };
     c.launch<decltype(scan), Variant>(name(), n == 0 ? 0 : chunks, scan);
-    c.emit(output, std::move(y));
+    c.emit(output, std::move(y.array));
   }
 
  private:
