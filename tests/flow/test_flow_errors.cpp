@@ -130,6 +130,28 @@ TEST(FlowErrors, ACycleThatDoesNotConverge) {
   EXPECT_NO_THROW(f.wait());
 }
 
+TEST(FlowErrors, ACycleMayStopAtItsBudgetInstead) {
+  auto devices = host();
+  flow::Flow f(devices);
+  auto& approx = f.add<flow::Approximator<double>>(
+      "budget", [](double a, double b) { return std::abs(a - b); }, 1e-9, 20, flow::AtLimit::emit);
+  struct Double : flow::Operation {
+    flow::InputPort<double> input{*this, "input"};
+    flow::OutputPort<double> output{*this, "output"};
+    Double() : Operation("double") {}
+    void fire(flow::Context& c) override { c.emit(output, 2 * c.get(input)); }
+  };
+  auto& d = f.add<Double>();
+  flow::connect(approx.iterate, d.input);
+  flow::connect(d.output, approx.feedback);
+  std::vector<double> got;
+  f.on_receive(approx.output, [&](double v) { got.push_back(v); });
+  f.send(approx.input, 1.0);
+  EXPECT_NO_THROW(f.wait());
+  EXPECT_EQ(got, std::vector<double>{1048576.0});  // 2^20 after 20 rounds
+  EXPECT_EQ(approx.stopped(), 1u);
+}
+
 TEST(FlowErrors, PinnedToASpaceThatDoesNotExist) {
   auto devices = tessera::DeviceSet::select("sim:1");
   flow::Flow f(devices);

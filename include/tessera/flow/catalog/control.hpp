@@ -127,8 +127,12 @@ class Turnout : public Operation {
 /// Fixed-point iteration (Alea figure 4): a value sent to `input` goes out of `iterate` into a
 /// cycle; each value coming back on `feedback` is compared with the one before it, by
 /// `distance(previous, next)`; at or below `threshold` it leaves on `output`, otherwise it goes
-/// round again. Input sets iterate independently (each keeps its own previous value). More than
-/// `max_iterations` rounds is a tessera::Error naming the operation and the last distance.
+/// round again. Input sets iterate independently (each keeps its own previous value). At
+/// `max_iterations` rounds a value either fails (AtLimit::fail: a tessera::Error naming the
+/// operation and the last distance) or leaves on `output` as it is (AtLimit::emit; `stopped()`
+/// counts those), for iterations that are meant to stop at a budget.
+enum class AtLimit { fail, emit };
+
 template <typename T>
 class Approximator : public Operation {
  public:
@@ -138,8 +142,12 @@ class Approximator : public Operation {
   OutputPort<T, Approximator> output{*this, "output"};
 
   Approximator(std::string name, std::function<double(const T&, const T&)> distance, double threshold,
-               std::size_t max_iterations = 100000)
-      : Operation(std::move(name)), distance_(std::move(distance)), threshold_(threshold), max_(max_iterations) {}
+               std::size_t max_iterations = 100000, AtLimit at_limit = AtLimit::fail)
+      : Operation(std::move(name)),
+        distance_(std::move(distance)),
+        threshold_(threshold),
+        max_(max_iterations),
+        at_limit_(at_limit) {}
 
   bool control_flow() const override { return true; }
   bool concurrent() const override { return false; }
@@ -174,7 +182,10 @@ class Approximator : public Operation {
     }
     if (r.iterations >= max_) {
       rounds_.erase(it);
-      detail::throw_not_converged(name(), max_, d);
+      if (at_limit_ == AtLimit::fail) detail::throw_not_converged(name(), max_, d);
+      ++stopped_;
+      c.emit(output, next);
+      return;
     }
     r.previous = next;
     c.emit(iterate, next);
@@ -182,6 +193,8 @@ class Approximator : public Operation {
   /// Rounds the last converged input set took.
   std::size_t iterations() const noexcept { return iterations_; }
   double last_distance() const noexcept { return last_distance_; }
+  /// Input sets that left at the limit without converging (AtLimit::emit).
+  std::size_t stopped() const noexcept { return stopped_; }
 
  private:
   struct Round {
@@ -191,6 +204,8 @@ class Approximator : public Operation {
   std::function<double(const T&, const T&)> distance_;
   double threshold_;
   std::size_t max_;
+  AtLimit at_limit_;
+  std::size_t stopped_ = 0;
   std::unordered_map<std::uint64_t, Round> rounds_;
   std::size_t iterations_ = 0;
   double last_distance_ = std::numeric_limits<double>::infinity();
