@@ -161,15 +161,16 @@ void Engine::send(InputBase& port, Token token, std::uint64_t set) {
     throw Error(fmt::format("flow: cannot send into {}: the operation was removed", port.full_name()));
   if (options.fusion && structure_changed_) fuse();
   InputBase& in = resolve(port);
-  std::vector<const OutputBase*> sources(in.sources_.begin(), in.sources_.end());
-  if (in.fused_source_ != nullptr) sources.push_back(in.fused_source_);
-  for (const OutputBase* src : sources)
-    if (!src->owner().control_flow())
+  auto refuse_if_data = [&](const OutputBase* src) {
+    if (src != nullptr && !src->owner().control_flow())
       throw Error(
           fmt::format("flow: cannot send into {}: it is fed by {}, a data operation, whose values would "
                       "interleave with the ones sent; send into an unconnected input or one fed by a "
                       "control-flow operation (Merger, Turnout, ...)",
                       port.full_name(), src->full_name()));
+  };
+  for (const OutputBase* src : in.sources_) refuse_if_data(src);
+  refuse_if_data(in.fused_source_);
   token.set = set;
   ReadyList list;
   std::vector<Firing*>& ready = list.get();
@@ -192,6 +193,12 @@ void Engine::dispatch_locked(Operation& op, OperationState& st, std::vector<Firi
     for (std::size_t i = 0; i < n; ++i) st.queued[i] = op.inputs_[i]->queue_.size();
     const std::uint64_t mask = op.ready(st.queued);
     if (mask == 0) return;
+    // A rule that names an input without a value would consume nothing there: refuse it before
+    // the firing takes a sequence number, so later firings still leave in order.
+    for (std::size_t i = 0; i < 64; ++i)
+      if ((mask >> i & 1u) != 0 && (i >= n || st.queued[i] == 0))
+        throw Error(fmt::format("flow: {}'s readiness rule named input {}, which {}", op.name(), i,
+                                i >= n ? fmt::format("it does not have ({} inputs)", n) : "holds no value"));
     Firing* f = new_firing();
     f->engine = this;
     f->op = &op;
@@ -202,11 +209,6 @@ void Engine::dispatch_locked(Operation& op, OperationState& st, std::vector<Firi
     for (std::size_t i = 0; i < n; ++i) {
       if ((mask >> i & 1u) == 0) continue;
       auto& q = op.inputs_[i]->queue_;
-      if (q.empty()) {
-        recycle(f);
-        throw Error(fmt::format("flow: {}'s readiness rule named input {} ({}), which holds no value", op.name(), i,
-                                op.inputs_[i]->name()));
-      }
       if (first) f->set = q.front().set, first = false;
       f->inputs[i] = std::move(q.front().value);
       f->visits[i] = q.front().visit;
@@ -525,7 +527,8 @@ FlowStats Engine::stats() const {
   s.firings += retired_firings_;
   std::size_t on_accelerators = 0;
   s.firings_per_space.assign(memory.num_spaces(), 0);
-  for (std::size_t i = 1; i < memory.num_spaces(); ++i) on_accelerators += s.firings_per_space[i] = per_space_[i].load();
+  for (std::size_t i = 1; i < memory.num_spaces(); ++i)
+    on_accelerators += s.firings_per_space[i] = per_space_[i].load();
   s.firings_per_space[0] = s.firings - on_accelerators;
   s.fused = fused_;
   return s;

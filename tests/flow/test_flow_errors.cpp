@@ -175,3 +175,22 @@ TEST(FlowErrors, PortsOfAnotherFlowOrOfNone) {
   const std::string e3 = error_of([&] { f.on_receive(loose.output, [](int) {}); });
   EXPECT_NE(e3.find("operation 'picky' belongs to no flow"), std::string::npos) << e3;
 }
+
+TEST(FlowErrors, AReadinessRuleThatNamesAnEmptyInput) {
+  struct Greedy : flow::Operation {
+    flow::InputPort<int> a{*this, "a"};
+    flow::InputPort<int> b{*this, "b"};
+    flow::OutputPort<int> output{*this, "output"};
+    Greedy() : Operation("greedy") {}
+    std::uint64_t ready(std::span<const std::size_t> queued) const override { return queued[0] > 0 ? 3 : 0; }
+    void fire(flow::Context& c) override { c.emit(output, c.get(a)); }
+  };
+  auto devices = host();
+  flow::Flow f(devices);
+  auto& g = f.add<Greedy>();
+  const std::string e = error_of([&] { f.send(g.a, 1); });
+  EXPECT_NE(e.find("greedy's readiness rule named input 1, which holds no value"), std::string::npos) << e;
+  f.send(g.b, 2);  // now both hold a value: it fires
+  EXPECT_NO_THROW(f.wait());
+  EXPECT_EQ(f.stats().firings, 1u);
+}
