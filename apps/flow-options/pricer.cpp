@@ -26,12 +26,11 @@ void check_options(const PricerOptions& o) {
 }
 
 // How far a set is from done, as the Approximator measures it: its largest standard error over
-// the tolerance, so that "at or below 1" means every price is precise enough; 0 once the set
-// has had its last round. The previous round's value plays no part: a Monte Carlo estimate is
-// steady when its error is small, not when two rounds happen to agree.
-double rounds_left_measure(const Round& next, double tolerance, std::size_t max_rounds) {
+// the tolerance, so that "at or below 1" means every price is precise enough. The previous
+// round's value plays no part: a Monte Carlo estimate is steady when its error is small, not when
+// two rounds happen to agree. A set that reaches the most rounds leaves as it is (AtLimit::emit).
+double precision_measure(const Round& next, double tolerance) {
   const Tally& t = std::get<2>(next);
-  if (t.rounds >= max_rounds) return 0.0;
   if (tolerance == 0.0) return std::numeric_limits<double>::infinity();
   return t.max_standard_error() / tolerance;
 }
@@ -57,8 +56,8 @@ MonteCarloPricer::MonteCarloPricer(tessera::DeviceSet& devices, const PricerOpti
   const std::size_t max_rounds = options_.max_rounds;
   graph_ = std::make_unique<Graph>(Graph{
       flow_.add<flow::Approximator<Round>>(
-          "steady", [=](const Round&, const Round& next) { return rounds_left_measure(next, tolerance, max_rounds); },
-          1.0, max_rounds + 1),
+          "steady", [=](const Round&, const Round& next) { return precision_measure(next, tolerance); }, 1.0,
+          max_rounds, flow::AtLimit::emit),
       flow_.add<flow::Splitter<std::uint64_t, SetModel, Tally>>("round"),
       flow_.add<flow::Random<double>>("normals", options_.paths_per_round, options_.seed, flow::Distribution::normal),
       flow_.add<TerminalPrices>(),
