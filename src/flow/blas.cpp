@@ -97,10 +97,9 @@ bool gemm_impl(Context& ctx, bool ta, bool tb, std::size_t m, std::size_t n, std
 #endif
   }
   if (ctx.on_device()) {
-    // A simulated device computes with its own code, not OpenBLAS: its stream threads come and
-    // go with the devices, and OpenBLAS keeps per-thread buffers that do not survive that.
+    // A simulated device's memory is host memory: its stream thread runs the whole product.
     ctx.run_on_host_thread("gemm", [=] {
-      portable_gemm(ta, tb, m, n, k, a, lda, b, ldb, c, n);
+      blas_gemm(ta, tb, m, n, k, a, lda, b, ldb, c, n);
       if (epi.apply != nullptr) epi.apply(epi.context, c, m * n);
     });
     return true;
