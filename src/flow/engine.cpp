@@ -16,6 +16,8 @@
 #include <tessera/sched/executor.hpp>
 
 #include <algorithm>
+#include <array>
+#include <span>
 #include <sstream>
 #include <thread>
 
@@ -37,11 +39,8 @@ thread_local Continuation continuation;
 // Firings are recycled, so that a trivial operation's firing allocates nothing: each thread keeps
 // a few, and hands batches to (or takes them from) a shared pool, since firings are often made on
 // one thread and finished on another (a fan-out).
-class FiringPool {
+class FiringPool {  // made once and never destroyed: threads' caches give back to it as they exit
  public:
-  ~FiringPool() {
-    for (Firing* f : free_) delete f;
-  }
   /// Moves the last `n` firings of `from` (all when n exceeds its size) into the pool.
   void give(std::vector<Firing*>& from, std::size_t n) {
     n = std::min(n, from.size());
@@ -233,13 +232,15 @@ void Engine::place(Firing& f) {
   } else if (options.placement == Placement::per_input_set) {
     space = 1 + f.set % accelerators;
   } else {
-    // Data-affine: the accelerator holding most of the input bytes; ties to the least busy.
-    std::vector<std::size_t> bytes(accelerators + 1, 0);
-    struct Ctx {
-      std::vector<std::size_t>* bytes;
-    } ctx{&bytes};
+    // Data-affine: the accelerator holding most of the input bytes; ties to the least busy. The
+    // tally lives on the stack for up to 16 accelerators: placement runs for every firing.
+    std::array<std::size_t, 17> inline_bytes{};
+    std::vector<std::size_t> more_bytes;
+    if (accelerators + 1 > inline_bytes.size()) more_bytes.assign(accelerators + 1, 0);
+    std::span<std::size_t> bytes = more_bytes.empty() ? std::span<std::size_t>(inline_bytes.data(), accelerators + 1)
+                                                      : std::span<std::size_t>(more_bytes);
     auto weigh = [](const Buffer& b, void* c) {
-      auto& by = *static_cast<Ctx*>(c)->bytes;
+      auto& by = *static_cast<std::span<std::size_t>*>(c);
       for (std::size_t s = 1; s < by.size(); ++s) {
         if (!b.has_replica(s)) continue;
         std::size_t rows = 0;
@@ -248,18 +249,13 @@ void Engine::place(Firing& f) {
       }
     };
     for (std::size_t i = 0; i < f.inputs.size(); ++i)
-      if (f.visits[i] != nullptr) f.visits[i](f.inputs[i], weigh, &ctx);
-    std::size_t best = 0;
-    for (std::size_t s = 1; s <= accelerators; ++s) {
-      if (best == 0) {
-        best = s;
-        continue;
-      }
+      if (f.visits[i] != nullptr) f.visits[i](f.inputs[i], weigh, &bytes);
+    std::size_t best = 1;
+    for (std::size_t s = 2; s <= accelerators; ++s)
       if (bytes[s] > bytes[best] ||
           (bytes[s] == bytes[best] && in_flight_per_space_[s].load(std::memory_order_relaxed) <
                                           in_flight_per_space_[best].load(std::memory_order_relaxed)))
         best = s;
-    }
     space = best;
   }
   f.space = space;

@@ -16,7 +16,6 @@
 #include <deque>
 #include <exception>
 #include <list>
-#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>

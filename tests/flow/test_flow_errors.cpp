@@ -19,6 +19,13 @@ struct Thrower : flow::Operation {
     c.emit(output, c.get(input));
   }
 };
+// x -> 2x: a cycle through it never settles.
+struct Double : flow::Operation {
+  flow::InputPort<double> input{*this, "input"};
+  flow::OutputPort<double> output{*this, "output"};
+  Double() : Operation("double") {}
+  void fire(flow::Context& c) override { c.emit(output, 2 * c.get(input)); }
+};
 }  // namespace
 
 TEST(FlowErrors, SendingIntoAnInputFedByADataOperation) {
@@ -108,12 +115,6 @@ TEST(FlowErrors, ACycleThatDoesNotConverge) {
   flow::Flow f(devices);
   auto& approx = f.add<flow::Approximator<double>>(
       "diverging", [](double a, double b) { return std::abs(a - b); }, 1e-9, 20);
-  struct Double : flow::Operation {
-    flow::InputPort<double> input{*this, "input"};
-    flow::OutputPort<double> output{*this, "output"};
-    Double() : Operation("double") {}
-    void fire(flow::Context& c) override { c.emit(output, 2 * c.get(input)); }
-  };
   auto& d = f.add<Double>();
   flow::connect(approx.iterate, d.input);
   flow::connect(d.output, approx.feedback);
@@ -135,12 +136,6 @@ TEST(FlowErrors, ACycleMayStopAtItsBudgetInstead) {
   flow::Flow f(devices);
   auto& approx = f.add<flow::Approximator<double>>(
       "budget", [](double a, double b) { return std::abs(a - b); }, 1e-9, 20, flow::AtLimit::emit);
-  struct Double : flow::Operation {
-    flow::InputPort<double> input{*this, "input"};
-    flow::OutputPort<double> output{*this, "output"};
-    Double() : Operation("double") {}
-    void fire(flow::Context& c) override { c.emit(output, 2 * c.get(input)); }
-  };
   auto& d = f.add<Double>();
   flow::connect(approx.iterate, d.input);
   flow::connect(d.output, approx.feedback);

@@ -51,14 +51,9 @@ class Reduce : public Operation {
   void fire(Context& c) override {
     const auto& x = c.get(input);
     const std::size_t n = x.size();
-    auto part = c.allocate<T>(std::array<std::size_t, 1>{detail::fold_chunks(n)});
-    T* const pp = part.data;
-    auto r = c.allocate<T>(std::array<std::size_t, 0>{});
-    T* const pr = r.data;
     const T* px = c.read(x);
-    detail::fold_to<Variant>(
-        c, name(), n, identity_, op_, [px] TESSERA_HOST_DEVICE(std::size_t i) { return px[i]; }, detail::Identity{}, pp,
-        pr);
+    auto r = detail::fold_to_scalar<Variant>(
+        c, name(), n, identity_, op_, [px] TESSERA_HOST_DEVICE(std::size_t i) { return px[i]; }, detail::Identity{});
     c.emit(output, std::move(r.array));
   }
   const T& identity() const noexcept { return identity_; }
@@ -82,15 +77,11 @@ class MapReduce : public Operation {
   void fire(Context& c) override {
     const auto& x = c.get(input);
     const std::size_t n = x.size();
-    auto part = c.allocate<R>(std::array<std::size_t, 1>{detail::fold_chunks(n)});
-    R* const pp = part.data;
-    auto r = c.allocate<R>(std::array<std::size_t, 0>{});
-    R* const pr = r.data;
     const T* px = c.read(x);
     const auto f = f_;
-    detail::fold_to<Variant>(
+    auto r = detail::fold_to_scalar<Variant>(
         c, name(), n, identity_, op_, [px, f] TESSERA_HOST_DEVICE(std::size_t i) { return static_cast<R>(f(px[i])); },
-        detail::Identity{}, pp, pr);
+        detail::Identity{});
     c.emit(output, std::move(r.array));
   }
 
@@ -119,15 +110,11 @@ class ScalarProduct : public Operation {
     const auto& y = c.get(second);
     detail::check_same_shape(*this, x.shape(), y.shape());
     const std::size_t n = x.size();
-    auto part = c.allocate<T>(std::array<std::size_t, 1>{detail::fold_chunks(n)});
-    T* const pp = part.data;
-    auto r = c.allocate<T>(std::array<std::size_t, 0>{});
-    T* const pr = r.data;
     const T* px = c.read(x);
     const T* py = c.read(y);
-    detail::fold_to<Variant>(
+    auto r = detail::fold_to_scalar<Variant>(
         c, name(), n, T(0), detail::Plus{}, [px, py] TESSERA_HOST_DEVICE(std::size_t i) { return px[i] * py[i]; },
-        detail::Identity{}, pp, pr);
+        detail::Identity{});
     c.emit(output, std::move(r.array));
   }
 };
@@ -144,15 +131,11 @@ class Average : public Operation {
     const auto& x = c.get(input);
     const std::size_t n = x.size();
     if (n == 0) detail::throw_empty_statistic(name(), n, 1);
-    auto part = c.allocate<T>(std::array<std::size_t, 1>{detail::fold_chunks(n)});
-    T* const pp = part.data;
-    auto r = c.allocate<T>(std::array<std::size_t, 0>{});
-    T* const pr = r.data;
     const T* px = c.read(x);
     const T count = static_cast<T>(n);
-    detail::fold_to<Variant>(
+    auto r = detail::fold_to_scalar<Variant>(
         c, name(), n, T(0), detail::Plus{}, [px] TESSERA_HOST_DEVICE(std::size_t i) { return px[i]; },
-        [count] TESSERA_HOST_DEVICE(T s) { return s / count; }, pp, pr);
+        [count] TESSERA_HOST_DEVICE(T s) { return s / count; });
     c.emit(output, std::move(r.array));
   }
 };
@@ -170,25 +153,19 @@ class Variance : public Operation {
     const auto& x = c.get(input);
     const std::size_t n = x.size();
     if (n < 2) detail::throw_empty_statistic(name(), n, 2);
-    auto part = c.allocate<T>(std::array<std::size_t, 1>{detail::fold_chunks(n)});
-    T* const pp = part.data;
-    auto mean = c.allocate<T>(std::array<std::size_t, 0>{});
-    T* const pm = mean.data;
-    auto r = c.allocate<T>(std::array<std::size_t, 0>{});
-    T* const pr = r.data;
     const T* px = c.read(x);
     const T count = static_cast<T>(n);
-    detail::fold_to<Variant>(
+    auto mean = detail::fold_to_scalar<Variant>(
         c, name(), n, T(0), detail::Plus{}, [px] TESSERA_HOST_DEVICE(std::size_t i) { return px[i]; },
-        [count] TESSERA_HOST_DEVICE(T s) { return s / count; }, pp, pm);
-    T* mean_at = pm;
-    detail::fold_to<Variant>(
+        [count] TESSERA_HOST_DEVICE(T s) { return s / count; });
+    const T* const mean_at = mean.data;  // read on the device, where the first pass left it
+    auto r = detail::fold_to_scalar<Variant>(
         c, name(), n, T(0), detail::Plus{},
         [px, mean_at] TESSERA_HOST_DEVICE(std::size_t i) {
           const T d = px[i] - mean_at[0];
           return d * d;
         },
-        [count] TESSERA_HOST_DEVICE(T s) { return s / (count - T(1)); }, pp, pr);
+        [count] TESSERA_HOST_DEVICE(T s) { return s / (count - T(1)); });
     c.emit(output, std::move(r.array));
   }
 };

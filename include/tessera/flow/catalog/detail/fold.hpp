@@ -5,6 +5,7 @@
 // same bits on the host (chunks on the workers), a simulated device and a GPU (a thread per
 // chunk), for any number of workers. The lanes let the CPU vectorise a sum.
 
+#include <array>
 #include <cstddef>
 #include <string_view>
 
@@ -33,12 +34,16 @@ TESSERA_HOST_DEVICE TESSERA_FORCE_INLINE T fold_range(std::size_t lo, std::size_
   return acc;
 }
 
-/// Writes finish(fold of load(i), i in [0, n)) to out[0], where the firing runs: one launch
-/// over the chunks into `partials` (fold_chunks(n) elements), one that joins them. Two kernels.
+/// A 0-d array holding finish(fold of load(i), i in [0, n)), made where the firing runs: one
+/// launch folds each chunk into a scratch array, one joins the chunks in order. Two kernels.
 template <typename Variant, typename T, typename Op, typename Load, typename Finish>
-void fold_to(Context& c, std::string_view name, std::size_t n, T identity, Op op, Load load, Finish finish, T* partials,
-             T* out) {
+Allocated<T, 0> fold_to_scalar(Context& c, std::string_view name, std::size_t n, T identity, Op op, Load load,
+                               Finish finish) {
   const std::size_t chunks = fold_chunks(n);
+  auto partial = c.allocate<T>(std::array<std::size_t, 1>{chunks});
+  auto result = c.allocate<T>(std::array<std::size_t, 0>{});
+  T* const partials = partial.data;
+  T* const out = result.data;
   auto per_chunk = [=] TESSERA_HOST_DEVICE(std::size_t k) {
     const std::size_t lo = k * fold_chunk;
     const std::size_t hi = lo + fold_chunk < n ? lo + fold_chunk : n;
@@ -51,6 +56,7 @@ void fold_to(Context& c, std::string_view name, std::size_t n, T identity, Op op
     out[0] = finish(acc);
   };
   c.launch<decltype(join), Variant>(name, 1, join);
+  return result;
 }
 
 }  // namespace tessera::flow::detail
