@@ -168,22 +168,25 @@ std::optional<Event> launch_block(Executor* executor, const ExecOptions& options
           },
           [&](void* native_stream) {
             cuda_body<Variant>(native_stream, stream.device(), work, [&](auto native) {
-              static_assert(D <= 3, "tessera::for_each on CUDA runs tensors of up to 3 dimensions");
+              // Named again from `n` for the same reason (GCC 13 rejects D here as "not captured").
+              constexpr std::size_t rank = std::remove_cvref_t<decltype(n)>::rank;
+              constexpr bool staged = any_in_shared<A...>();
+              static_assert(rank <= 3, "tessera::for_each on CUDA runs tensors of up to 3 dimensions");
               unsigned threads[3] = {1, 1, 1};
-              Extent<D> tile;
-              for (std::size_t d = 0; d < D; ++d) {
+              Extent<rank> tile;
+              for (std::size_t d = 0; d < rank; ++d) {
                 threads[d] = static_cast<unsigned>(launch.block_size.sizes[d]);
                 tile.sizes[d] = launch.block_size.sizes[d];
               }
               std::size_t shared_bytes = 0;
-              std::apply([&](auto&... ba) { (place_stage<D>(ba, tile, shared_bytes), ...); }, block_args);
+              std::apply([&](auto&... ba) { (place_stage<rank>(ba, tile, shared_bytes), ...); }, block_args);
               const char* failed = std::apply(
                   [&](const auto&... ba) {
-                    return launch_block_on_cuda<shared>(native, threads, shared_bytes, launch, n, kernel, ba...);
+                    return launch_block_on_cuda<staged>(native, threads, shared_bytes, launch, n, kernel, ba...);
                   },
                   block_args);
               if (failed != nullptr)
-                throw_cuda_launch_error(work() + (shared ? " (in_shared: " + std::to_string(shared_bytes) +
+                throw_cuda_launch_error(work() + (staged ? " (in_shared: " + std::to_string(shared_bytes) +
                                                                " bytes of shared memory asked)"
                                                          : std::string()),
                                         stream.device(), failed);
