@@ -11,6 +11,7 @@
 #include <tessera/device/topology.hpp>
 #include <tessera/device/stream.hpp>
 #include <tessera/exec/access_graph.hpp>
+#include <tessera/exec/detail/kernel_launch.hpp>
 #include <tessera/loops/block.hpp>
 #include <tessera/loops/detail/loop_record.hpp>
 #include <tessera/memory/memory_manager.hpp>
@@ -20,6 +21,7 @@
 #include <chrono>
 #include <cstdint>
 #include <exception>
+#include <functional>
 #include <limits>
 #include <map>
 #include <memory>
@@ -55,6 +57,7 @@ class ChainState {
     std::size_t loop = 0, participant = 0;
     int rows = 0;
     double seconds = 0;  // the host's clock for CPU slabs, the device's for device slabs
+    std::function<double()> gpu_seconds;  // a GPU slab's, read once the chain has run
   };
 
   // The graphs of the last few chain shapes, the most recently run first: a time loop records
@@ -178,7 +181,7 @@ int read_reach(const LoopRecord& loop) {
 /// Feeds each participant's time on every loop of the chain just run to the balancer. The CPU
 /// workers run their slabs side by side, so the host's time is its slabs' total over the
 /// workers that ran them.
-void record_times(ChainState& st, const std::vector<ChainState::SlabTime>& times,
+void record_times(ChainState& st, std::vector<ChainState::SlabTime>& times,
                   const std::vector<std::unique_ptr<LoopRecord>>& loops) {
   const int workers = int(std::max<std::size_t>(1, st.executor.num_workers()));
   const std::size_t n = st.participant_device.size();
@@ -189,7 +192,11 @@ void record_times(ChainState& st, const std::vector<ChainState::SlabTime>& times
   std::map<std::string, Sums> by_key;
   std::vector<double> seconds(loops.size() * n, 0.0);
   std::vector<int> rows(loops.size() * n, 0), slabs(loops.size() * n, 0);
-  for (const ChainState::SlabTime& t : times) {
+  for (ChainState::SlabTime& t : times) {
+    if (t.gpu_seconds) {
+      t.seconds = t.gpu_seconds();
+      t.gpu_seconds = nullptr;
+    }
     const std::size_t at = t.loop * n + t.participant;
     seconds[at] += t.seconds;
     rows[at] += t.rows;
@@ -266,10 +273,6 @@ Context::Context(DeviceSet& devices, Executor& executor, const ContextOptions& o
   if (options.inline_sites < 0)
     throw Error("loops::ContextOptions: inline_sites " + std::to_string(options.inline_sites) +
                 "; give a site count, or 0 to send every chain to the workers");
-  for (std::size_t a = 0; a < devices.num_accelerators(); ++a)
-    if (devices.accelerator(a).kind() == DeviceKind::cuda)
-      throw Error("loops::Context: device '" + devices.accelerator(a).name() +
-                  "' is a CUDA GPU, and loops run on the host and sim devices so far; select \"host\" or \"sim:N\"");
   if (devices.num_accelerators() > 0) {
     std::vector<std::string> names;
     detail::ChainState& st = *state_;
@@ -405,7 +408,7 @@ void Context::build(const std::vector<std::unique_ptr<detail::LoopRecord>>& loop
     detail::SlabAccesses a = detail::slab_accesses(loop, lo, hi);
     const bool timed = st.balancer != nullptr;
     const std::size_t slab = times->size();
-    if (timed) times->push_back(detail::ChainState::SlabTime{index, participant, hi - lo, 0.0});
+    if (timed) times->push_back(detail::ChainState::SlabTime{index, participant, hi - lo, 0.0, nullptr});
     if (device == detail::ChainState::host_participant) {
       g.host(loop.name, std::move(a.declared), [chain, times, index, lo, hi, slot = a.slot, timed, slab](const NodeData& d) {
         const std::vector<void*> bases = detail::bases_of(d, slot);
@@ -415,14 +418,26 @@ void Context::build(const std::vector<std::unique_ptr<detail::LoopRecord>>& loop
         (*times)[slab].seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
       });
     } else {
+      // A GPU runs the slab as a kernel of the loop's own (launch_cuda); a simulated device runs
+      // the CPU body on its stream, its time taken by the device's clock.
+      const bool gpu_timed = timed && st.options.balance;
       g.device(st.devices.accelerator(device), loop.name, std::move(a.declared),
-               [chain, times, index, lo, hi, slot = a.slot, timed, slab](const NodeData& d) {
+               [chain, times, index, lo, hi, slot = a.slot, timed, gpu_timed, slab](const NodeData& d) {
                  detail::LoopRecord* l = chain->current[index];
-                 auto work = [l, lo, hi, bases = detail::bases_of(d, slot)] { l->run(lo, hi, bases.data()); };
-                 if (!timed) return d.stream().enqueue_host(std::move(work), l->name);
-                 d.stream().enqueue_host_timed(std::move(work), l->name, [times, slab](std::chrono::nanoseconds t) {
-                   (*times)[slab].seconds = std::chrono::duration<double>(t).count();
-                 });
+                 const std::vector<void*> bases = detail::bases_of(d, slot);
+                 Stream& stream = d.stream();
+                 auto label = [l] { return l->name; };
+                 auto cpu = [l, lo, hi, bases] { l->run(lo, hi, bases.data()); };
+                 auto gpu = [&](void*) {
+                   l->launch_cuda(stream, lo, hi, bases.data(), gpu_timed ? &(*times)[slab].gpu_seconds : nullptr);
+                 };
+                 if (!timed) return tessera::detail::launch_on_stream(stream, label, std::move(cpu), gpu);
+                 tessera::detail::launch_on_stream_timed(
+                     stream, label, std::move(cpu),
+                     [times, slab](std::chrono::nanoseconds t) {
+                       (*times)[slab].seconds = std::chrono::duration<double>(t).count();
+                     },
+                     gpu);
                },
                lane);
     }

@@ -20,6 +20,10 @@
 // TESSERA_LOOPS_CHECKED the same way in every file of a program that runs the same kernel.
 
 #include <tessera/core/error.hpp>
+#include <tessera/core/host_device.hpp>
+#include <tessera/device/device.hpp>
+#include <tessera/device/stream.hpp>
+#include <tessera/exec/detail/kernel_launch.hpp>
 #include <tessera/loops/block.hpp>
 #include <tessera/loops/dataset.hpp>
 #include <tessera/loops/detail/loop_record.hpp>
@@ -27,7 +31,10 @@
 
 #include <array>
 #include <cstddef>
+#include <cstring>
+#include <functional>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <tuple>
 #include <type_traits>
@@ -70,13 +77,15 @@ void check_strided_arg(const std::string& loop, const Block& block, const Range&
 }  // namespace detail
 
 /// A dataset argument as the kernel sees it at one site. T is const for read arguments.
+/// On a GPU the stencil is not checked (a kernel cannot throw there): run a checked build on
+/// the host or a sim device to find an offset outside the stencil.
 template <typename T>
 class Acc {
  public:
-  Acc(T* site, std::ptrdiff_t stride_y, std::ptrdiff_t stride_z, const detail::AccessCheck* check)
+  TESSERA_HOST_DEVICE Acc(T* site, std::ptrdiff_t stride_y, std::ptrdiff_t stride_z, const detail::AccessCheck* check)
       : p_(site), sy_(stride_y), sz_(stride_z), check_(check) {}
-  T& operator()(int dx, int dy = 0, int dz = 0) const {
-#if TESSERA_LOOPS_CHECKED
+  TESSERA_HOST_DEVICE T& operator()(int dx, int dy = 0, int dz = 0) const {
+#if TESSERA_LOOPS_CHECKED && !TESSERA_ON_DEVICE
     if (!check_->stencil->contains({dx, dy, dz})) detail::throw_off_stencil(*check_, dx, dy, dz);
 #endif
     return p_[dx + dy * sy_ + dz * sz_];
@@ -134,6 +143,69 @@ inline IdxArg idx() { return {}; }
 
 namespace detail {
 
+/// A reduction's row partials of the slabs a loop ran on GPUs: device memory per slab, copied
+/// back in stream order (through pinned memory where the device has some free, so the copy does
+/// not block the launching thread) and into the host's partials by collect(), after the chain.
+template <typename T>
+class DevicePartials {
+ public:
+  DevicePartials() = default;
+  DevicePartials(const DevicePartials&) = delete;
+  DevicePartials& operator=(const DevicePartials&) = delete;
+  ~DevicePartials() { release(); }
+
+  /// Device memory for `n` partials of a slab launched on `stream`, later copied to `host`.
+  T* add(Stream& stream, T* host, std::size_t n) {
+    Device& device = stream.device();
+    Slab slab{&device, &stream, host, n, static_cast<T*>(device.allocate(n * sizeof(T))), nullptr, false};
+    slab.pinned = static_cast<T*>(device.try_allocate_pinned_host(n * sizeof(T)));
+    std::lock_guard lock(mutex_);
+    slabs_.push_back(slab);
+    return slab.device_partials;
+  }
+  /// After the kernel: copies back the partials of `stream`'s slabs.
+  void copy_back(Stream& stream) {
+    std::lock_guard lock(mutex_);
+    for (Slab& s : slabs_)
+      if (s.stream == &stream && !s.copying) {
+        s.copying = true;
+        s.device->copy_async(s.pinned != nullptr ? s.pinned : s.host, s.device_partials, s.n * sizeof(T),
+                             CopyDirection::device_to_host, stream);
+      }
+  }
+  /// Once every stream has passed its copies: the partials into the host's rows.
+  void collect() {
+    std::lock_guard lock(mutex_);
+    for (const Slab& s : slabs_)
+      if (s.pinned != nullptr) std::memcpy(s.host, s.pinned, s.n * sizeof(T));
+    release_locked();
+  }
+
+ private:
+  struct Slab {
+    Device* device;
+    Stream* stream;
+    T* host;
+    std::size_t n;
+    T* device_partials;
+    T* pinned;
+    bool copying;
+  };
+  void release() {
+    std::lock_guard lock(mutex_);
+    release_locked();
+  }
+  void release_locked() {
+    for (const Slab& s : slabs_) {
+      s.device->deallocate(s.device_partials, s.n * sizeof(T));
+      if (s.pinned != nullptr) s.device->deallocate_pinned_host(s.pinned, s.n * sizeof(T));
+    }
+    slabs_.clear();
+  }
+  std::mutex mutex_;
+  std::vector<Slab> slabs_;
+};
+
 // What each argument keeps in the record, and gives the kernel at a site.
 template <typename A>
 struct Stored;
@@ -159,6 +231,19 @@ struct Stored<DatArg<T, M>> {
   Cursor cursor(void* const* bases, int i0, int j, int k, int) const {
     return {static_cast<Elem*>(bases[dat_index]) + (i0 - first[0]) + (j - first[1]) * sy + (k - first[2]) * sz, sy, sz,
             &check};
+  }
+  /// The argument as a GPU thread sees it: any site, unchecked.
+  struct View {
+    Elem* base;
+    std::ptrdiff_t sy, sz;
+    int f0, f1, f2;
+    TESSERA_HOST_DEVICE void start(int) const {}
+    TESSERA_HOST_DEVICE Acc<Elem> at(int i, int j, int k, int, const int*) const {
+      return Acc<Elem>(base + (i - f0) + (j - f1) * sy + (k - f2) * sz, sy, sz, nullptr);
+    }
+  };
+  View view(void* const* bases, Stream&, int, int) const {
+    return {static_cast<Elem*>(bases[dat_index]), sy, sz, first[0], first[1], first[2]};
   }
 
   Stencil stencil;
@@ -193,6 +278,27 @@ struct Stored<StridedArg<T>> {
                    (stencil.map(2, k) - first[2]) * sz;
     return {row, &stencil, i0, first[0], sy, sz, &check};
   }
+  struct View {
+    const T* base;
+    std::ptrdiff_t sy, sz;
+    int first[3], stride[3];
+    bool divide;
+    TESSERA_HOST_DEVICE int map(int d, int site) const {
+      if (!divide) return site * stride[d];
+      const int q = site / stride[d];
+      return (site % stride[d] != 0 && site < 0) ? q - 1 : q;
+    }
+    TESSERA_HOST_DEVICE void start(int) const {}
+    TESSERA_HOST_DEVICE Acc<const T> at(int i, int j, int k, int, const int*) const {
+      return Acc<const T>(base + (map(0, i) - first[0]) + (map(1, j) - first[1]) * sy + (map(2, k) - first[2]) * sz, sy,
+                          sz, nullptr);
+    }
+  };
+  View view(void* const* bases, Stream&, int, int) const {
+    View v{static_cast<const T*>(bases[dat_index]), sy, sz, {first[0], first[1], first[2]}, {}, stencil.divides()};
+    for (int d = 0; d < 3; ++d) v.stride[d] = stencil.stride()[d];
+    return v;
+  }
 
   StridedStencil stencil;
   std::string name;
@@ -211,6 +317,12 @@ struct Stored<GblArg<T>> {
     const T& at(int, const int*) const { return *value; }
   };
   Cursor cursor(void* const*, int, int, int, int) const { return {&value}; }
+  struct View {
+    T value;
+    TESSERA_HOST_DEVICE void start(int) const {}
+    TESSERA_HOST_DEVICE const T& at(int, int, int, int, const int*) const { return value; }
+  };
+  View view(void* const*, Stream&, int, int) const { return {value}; }
   T value;
 };
 
@@ -224,9 +336,24 @@ struct Stored<ReduceArg<T>> {
   };
   /// Sites of outermost index `outer` reduce into that index's partial.
   Cursor cursor(void* const*, int, int, int, int outer) { return {&rows[std::size_t(outer - outer_begin)]}; }
+  /// On a GPU one thread runs the sites of an outermost index in the host's order, into that
+  /// index's partial in device memory; the partials come back to `rows` before finish().
+  struct View {
+    T* partials;  // of outermost indices [lo, ...)
+    int lo;
+    T identity;
+    TESSERA_HOST_DEVICE void start(int outer) const { partials[outer - lo] = identity; }
+    TESSERA_HOST_DEVICE T& at(int, int, int, int outer, const int*) const { return partials[outer - lo]; }
+  };
+  View view(void* const*, Stream& stream, int begin, int end) {
+    return {device_partials->add(stream, rows.data() + (begin - outer_begin), std::size_t(end - begin)), begin,
+            detail::identity<T>(state->op)};
+  }
+  void after_launch(Stream& stream) { device_partials->copy_back(stream); }
   std::shared_ptr<ReductionState<T>> state;
   std::vector<T> rows;  // one partial per outermost index of the range
   int outer_begin = 0;
+  std::unique_ptr<DevicePartials<T>> device_partials = std::make_unique<DevicePartials<T>>();
 };
 
 template <>
@@ -237,6 +364,11 @@ struct Stored<IdxArg> {
     const int* at(int, const int* site) const { return site; }
   };
   Cursor cursor(void* const*, int, int, int, int) const { return {}; }
+  struct View {
+    TESSERA_HOST_DEVICE void start(int) const {}
+    TESSERA_HOST_DEVICE const int* at(int, int, int, int, const int* site) const { return site; }
+  };
+  View view(void* const*, Stream&, int, int) const { return {}; }
 };
 
 template <typename A>
@@ -255,12 +387,27 @@ inline constexpr bool is_reduce_v<ReduceArg<T>> = true;
 /// How many of the first N arguments are datasets: the slot of argument N among them.
 template <std::size_t N, typename... A>
 constexpr std::size_t dat_slot() {
+  if constexpr (N == 0) return 0;
   std::size_t i = 0, n = 0;
   ((n += (i++ < N && (is_dat_v<A> || is_strided_v<A>)) ? 1 : 0), ...);
   return n;
 }
 
-template <typename K, typename... A>
+/// The sites a GPU launch covers: [lo, hi) per dimension, and the outermost dimension.
+struct LoopBounds {
+  int lo[3], hi[3];
+  int outer;
+};
+/// Launches `kernel` over `bounds` on the CUDA stream `native_stream`, each argument given by its
+/// view: a thread per site, or (RowsPerThread: the loop reduces) a thread per outermost index
+/// running its sites in the host's order. With `timer`, sets it to what gives the kernel's
+/// device time once the stream has passed it. Returns nullptr, or CUDA's error. Defined where
+/// nvcc compiles (loops/detail/cuda_loop.hpp); a host compiler never instantiates it.
+template <bool RowsPerThread, typename K, typename... V>
+const char* launch_loop_on_cuda(void* native_stream, const K& kernel, const LoopBounds& bounds,
+                                std::function<double()>* timer, const V&... views);
+
+template <typename K, typename Variant, typename... A>
 class LoopOf final : public LoopRecord {
  public:
   LoopOf(std::string loop, const Block& block, Range r, K kernel, const A&... args)
@@ -295,6 +442,29 @@ class LoopOf final : public LoopRecord {
         int site[3] = {lo[0], j, k};
         row(bases, lo[0], hi[0], j, k, od == 2 ? k : j, site, std::index_sequence_for<A...>{});
       }
+  }
+
+  void launch_cuda(Stream& stream, int begin, int end, void* const* bases, std::function<double()>* timer) override {
+    auto work = [this] { return "tessera::loops::par_loop '" + name + "'"; };
+    tessera::detail::cuda_body<Variant>(stream.native_handle(), stream.device(), work, [&](auto native) {
+      LoopBounds bounds{};
+      for (int d = 0; d < 3; ++d) {
+        bounds.lo[d] = range.begin[d];
+        bounds.hi[d] = range.end[d];
+      }
+      bounds.outer = dims - 1;
+      bounds.lo[bounds.outer] = begin;
+      bounds.hi[bounds.outer] = end;
+      const auto views = std::apply([&](auto&... s) { return std::make_tuple(s.view(bases, stream, begin, end)...); },
+                                    stored_);
+      const char* failed = std::apply(
+          [&](const auto&... v) {
+            return launch_loop_on_cuda<(is_reduce_v<A> || ...)>(native, kernel_, bounds, timer, v...);
+          },
+          views);
+      if (failed != nullptr) tessera::detail::throw_cuda_launch_error(work(), stream.device(), failed);
+      std::apply([&](auto&... s) { (copy_partials_back(s, stream), ...); }, stored_);
+    });
   }
 
   void finish() override {
@@ -360,8 +530,13 @@ class LoopOf final : public LoopRecord {
     }
   }
   template <typename S>
+  static void copy_partials_back(S& s, Stream& stream) {
+    if constexpr (requires { s.rows; }) s.after_launch(stream);
+  }
+  template <typename S>
   void finish_reduction(S& s) {
     if constexpr (requires { s.rows; }) {
+      s.device_partials->collect();
       auto v = identity<decltype(s.state->value)>(s.state->op);
       for (const auto& r : s.rows) v = combine(s.state->op, v, r);
       s.state->value = v;
@@ -399,13 +574,20 @@ class LoopOf final : public LoopRecord {
 }  // namespace detail
 
 /// Records `kernel` over `range` of `block` with `args`; it runs when the chain runs.
-template <typename K, typename... A>
+/// On a CUDA device the kernel runs as a GPU kernel: write it `[] TESSERA_HOST_DEVICE (...)` in a
+/// file nvcc compiles (a loop recorded from a file g++ compiled says so when it reaches a GPU).
+template <typename K, typename... A, typename Variant = tessera::detail::build_variant>
 void par_loop(K kernel, std::string name, Block& block, const Range& range, A... args) {
   const Range r = detail::checked_range(name, block, range);
   for (int d = 0; d < block.dims(); ++d)
     if (r.begin[d] >= r.end[d]) return;  // nothing to do
-  auto loop = std::make_unique<detail::LoopOf<K, A...>>(std::move(name), block, r, std::move(kernel), args...);
+  auto loop =
+      std::make_unique<detail::LoopOf<K, Variant, A...>>(std::move(name), block, r, std::move(kernel), args...);
   block.context().record(std::move(loop));
 }
 
 }  // namespace tessera::loops
+
+#if defined(__CUDACC__)
+#include <tessera/loops/detail/cuda_loop.hpp>
+#endif

@@ -7,7 +7,9 @@
 // body, which exists only where nvcc compiled the calling file: cuda_body() is the one place
 // that tells, and build_variant keeps the nvcc and host instantiations apart at link time.
 
+#include <chrono>
 #include <cstddef>
+#include <functional>
 #include <string>
 #include <utility>
 
@@ -41,6 +43,18 @@ void launch_on_stream(Stream& stream, FunctionRef<std::string()> label, Cpu&& cp
     cuda(native);
   else
     stream.enqueue_host(std::forward<Cpu>(cpu), label());
+}
+
+/// As launch_on_stream, for work a balancer measures: on a stream without a native queue the
+/// CPU body is timed by the device's clock (Stream::enqueue_host_timed), which calls `took`;
+/// `cuda` times itself (CUDA events), as only it knows where its kernels start and end.
+template <class Cpu, class Cuda>
+void launch_on_stream_timed(Stream& stream, FunctionRef<std::string()> label, Cpu&& cpu,
+                            std::function<void(std::chrono::nanoseconds)> took, Cuda&& cuda) {
+  if (void* native = stream.native_handle(); native != nullptr)
+    cuda(native);
+  else
+    stream.enqueue_host_timed(std::forward<Cpu>(cpu), label(), std::move(took));
 }
 
 /// Calls `launch(native_handle)` where the calling file has CUDA bodies (Variant: nvcc compiled

@@ -8,8 +8,13 @@
 #include <tessera/memory/buffer.hpp>
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
+
+namespace tessera {
+class Stream;
+}
 
 namespace tessera::loops::detail {
 
@@ -40,6 +45,10 @@ struct LoopRecord {
   virtual ~LoopRecord() = default;
   /// Runs the sites whose outermost index is in [begin, end); bases[i] is dats[i]'s row 0.
   virtual void run(int begin, int end, void* const* bases) = 0;
+  /// Launches the same slab as a GPU kernel on `stream`, a CUDA stream (bases: device rows 0).
+  /// With `timer`, sets it to what gives the kernel's device time in seconds once the stream has
+  /// passed it. Throws tessera::Error where nvcc did not compile the file that recorded the loop.
+  virtual void launch_cuda(Stream& stream, int begin, int end, void* const* bases, std::function<double()>* timer) = 0;
   /// After every slab ran: reductions combine their rows, in order, into their handles.
   virtual void finish() {}
 
