@@ -14,6 +14,10 @@
 // are the globals dx and dy here rather than 1-D datasets read through strided stencils: no
 // traffic for values that never vary; the vertex and cell-centre coordinates generate_chunk needs
 // come from the site index.
+//
+// Every kernel is a TESSERA_HOST_DEVICE lambda (or functor), and so is every helper it calls, so
+// the nvcc build (tessera-cloverleaf-cuda) runs the loops on CUDA devices; kernels capture only
+// trivially copyable values.
 
 #include "deck.hpp"
 
@@ -79,7 +83,7 @@ struct Reflect {
   int mirror;
   std::array<double, N> sign;
   template <typename... A>
-  void operator()(A... args) const {
+  TESSERA_HOST_DEVICE void operator()(A... args) const {
     static_assert(sizeof...(A) == 2 * N + 1);
     const auto t = std::forward_as_tuple(args...);
     const int* idx = std::get<2 * N>(t);
@@ -92,7 +96,7 @@ struct Reflect {
 };
 
 /// Whether state `s` covers cell (i, j), as generate_chunk tests it.
-inline bool covers(const State& s, double xmin, double ymin, double dx, double dy, int i, int j) {
+TESSERA_HOST_DEVICE inline bool covers(const State& s, double xmin, double ymin, double dx, double dy, int i, int j) {
   const double x0 = xmin + dx * double(i), x1 = xmin + dx * double(i + 1);
   const double y0 = ymin + dy * double(j), y1 = ymin + dy * double(j + 1);
   switch (s.geometry) {
@@ -105,6 +109,11 @@ inline bool covers(const State& s, double xmin, double ymin, double dx, double d
     default: return x0 == s.xmin && y0 == s.ymin;
   }
 }
+
+/// calc_dt's safety factors and mesh spacing, one global of the calc_dt loop.
+struct DtSafety {
+  double dtc, dtu, dtv, dtdiv, dx, dy;
+};
 
 }  // namespace detail
 
@@ -178,7 +187,8 @@ class Solver {
   Summary field_summary() {
     ideal_gas(false);
     tl::par_loop(
-        [](In vol, In den, In ene, In pre, In xv, In yv, double& v, double& m, double& ie, double& ke, double& p) {
+        [] TESSERA_HOST_DEVICE(In vol, In den, In ene, In pre, In xv, In yv, double& v, double& m, double& ie,
+                               double& ke, double& p) {
           double vsqrd = 0.0;
           vsqrd += 0.25 * (xv(0, 0) * xv(0, 0) + yv(0, 0) * yv(0, 0));
           vsqrd += 0.25 * (xv(1, 0) * xv(1, 0) + yv(1, 0) * yv(1, 0));
@@ -221,9 +231,6 @@ class Solver {
   tl::Dataset<double>& yvel0() noexcept { return yvel0_; }
 
  private:
-  using In = detail::In;
-  using Out = detail::Out;
-
   tl::Shape cells() const { return {.size = {nx_, ny_, 1}, .d_m = {-2, -2, 0}, .d_p = {2, 2, 0}}; }
   tl::Shape nodes() const { return {.size = {nx_ + 1, ny_ + 1, 1}, .d_m = {-2, -2, 0}, .d_p = {2, 2, 0}}; }
   tl::Shape xfaces() const { return {.size = {nx_ + 1, ny_, 1}, .d_m = {-2, -2, 0}, .d_p = {2, 2, 0}}; }
@@ -231,54 +238,72 @@ class Solver {
   tl::Range interior() const { return tl::Range::of(2, {0, nx_, 0, ny_}); }
   tl::Range interior_nodes() const { return tl::Range::of(2, {0, nx_ + 1, 0, ny_ + 1}); }
 
+  // The member functions from here to the halo updates hold the kernels, which are extended
+  // (TESSERA_HOST_DEVICE) lambdas under nvcc: nvcc rejects those in a private or protected member
+  // function, so these are public. They are not meant to be called from outside.
+ public:
+  using In = detail::In;
+  using Out = detail::Out;
+
   // ---- set-up -------------------------------------------------------------------------------
 
   void initialise_chunk() {
     const double cell_volume = dx_ * dy_;
-    tl::par_loop([](Out v, const double& c) { v(0, 0) = c; }, "initialise volume", grid_,
+    tl::par_loop([] TESSERA_HOST_DEVICE(Out v, const double& c) { v(0, 0) = c; }, "initialise volume", grid_,
                  tl::Range::of(2, {-2, nx_ + 2, -2, ny_ + 2}), tl::write(volume_, site_), tl::gbl(cell_volume));
-    tl::par_loop([](Out a, const double& c) { a(0, 0) = c; }, "initialise xarea", grid_,
+    tl::par_loop([] TESSERA_HOST_DEVICE(Out a, const double& c) { a(0, 0) = c; }, "initialise xarea", grid_,
                  tl::Range::of(2, {-2, nx_ + 3, -2, ny_ + 2}), tl::write(xarea_, site_), tl::gbl(dy_));
-    tl::par_loop([](Out a, const double& c) { a(0, 0) = c; }, "initialise yarea", grid_,
+    tl::par_loop([] TESSERA_HOST_DEVICE(Out a, const double& c) { a(0, 0) = c; }, "initialise yarea", grid_,
                  tl::Range::of(2, {-2, nx_ + 2, -2, ny_ + 3}), tl::write(yarea_, site_), tl::gbl(dx_));
   }
 
+  // As CloverLeaf applies the states: state 1 everywhere, then each later state, in order, over
+  // the cells its geometry covers. One loop per state and kind of site, each capturing its one
+  // State by value, so that a kernel's captures stay small (on a GPU they are the launch's
+  // arguments) whatever the deck's number of states.
   void generate_chunk() {
-    const std::vector<State> states = deck_.states;
     const double x0 = deck_.xmin, y0 = deck_.ymin, ddx = dx_, ddy = dy_;
-    tl::par_loop(
-        [states, x0, y0, ddx, ddy](Out den, Out ene, const int* idx) {
-          double d = states[0].density, e = states[0].energy;
-          for (std::size_t s = 1; s < states.size(); ++s)
-            if (detail::covers(states[s], x0, y0, ddx, ddy, idx[0], idx[1])) {
-              d = states[s].density;
-              e = states[s].energy;
-            }
-          den(0, 0) = d;
-          ene(0, 0) = e;
-        },
-        "generate_chunk cells", grid_, interior(), tl::write(density0_, site_), tl::write(energy0_, site_), tl::idx());
-    // CloverLeaf sets the four nodes of each covered cell; here each node looks at its four cells.
     const int nx = nx_, ny = ny_;
+    const tl::Range node_range = tl::Range::of(2, {-2, nx_ + 3, -2, ny_ + 3});
+    const State background = deck_.states[0];
     tl::par_loop(
-        [states, x0, y0, ddx, ddy, nx, ny](Out xv, Out yv, const int* idx) {
-          double u = states[0].xvel, v = states[0].yvel;
-          for (std::size_t s = 1; s < states.size(); ++s) {
+        [background] TESSERA_HOST_DEVICE(Out den, Out ene) {
+          den(0, 0) = background.density;
+          ene(0, 0) = background.energy;
+        },
+        "generate_chunk cells", grid_, interior(), tl::write(density0_, site_), tl::write(energy0_, site_));
+    tl::par_loop(
+        [background] TESSERA_HOST_DEVICE(Out xv, Out yv) {
+          xv(0, 0) = background.xvel;
+          yv(0, 0) = background.yvel;
+        },
+        "generate_chunk nodes", grid_, node_range, tl::write(xvel0_, site_), tl::write(yvel0_, site_));
+    for (std::size_t n = 1; n < deck_.states.size(); ++n) {
+      const State state = deck_.states[n];
+      tl::par_loop(
+          [state, x0, y0, ddx, ddy] TESSERA_HOST_DEVICE(Out den, Out ene, const int* idx) {
+            if (detail::covers(state, x0, y0, ddx, ddy, idx[0], idx[1])) {
+              den(0, 0) = state.density;
+              ene(0, 0) = state.energy;
+            }
+          },
+          "generate_chunk cells state", grid_, interior(), tl::rw(density0_, site_), tl::rw(energy0_, site_),
+          tl::idx());
+      // CloverLeaf sets the four nodes of each covered cell; here each node looks at its four cells.
+      tl::par_loop(
+          [state, x0, y0, ddx, ddy, nx, ny] TESSERA_HOST_DEVICE(Out xv, Out yv, const int* idx) {
             bool hit = false;
             for (int cj = idx[1] - 1; cj <= idx[1]; ++cj)
               for (int ci = idx[0] - 1; ci <= idx[0]; ++ci)
-                if (ci >= 0 && ci < nx && cj >= 0 && cj < ny && detail::covers(states[s], x0, y0, ddx, ddy, ci, cj))
+                if (ci >= 0 && ci < nx && cj >= 0 && cj < ny && detail::covers(state, x0, y0, ddx, ddy, ci, cj))
                   hit = true;
             if (hit) {
-              u = states[s].xvel;
-              v = states[s].yvel;
+              xv(0, 0) = state.xvel;
+              yv(0, 0) = state.yvel;
             }
-          }
-          xv(0, 0) = u;
-          yv(0, 0) = v;
-        },
-        "generate_chunk nodes", grid_, tl::Range::of(2, {-2, nx_ + 3, -2, ny_ + 3}), tl::write(xvel0_, site_),
-        tl::write(yvel0_, site_), tl::idx());
+          },
+          "generate_chunk nodes state", grid_, node_range, tl::rw(xvel0_, site_), tl::rw(yvel0_, site_), tl::idx());
+    }
   }
 
   // ---- kernels ------------------------------------------------------------------------------
@@ -287,7 +312,7 @@ class Solver {
     tl::Dataset<double>& den = predicted ? density1_ : density0_;
     tl::Dataset<double>& ene = predicted ? energy1_ : energy0_;
     tl::par_loop(
-        [](In d, In e, Out p, Out ss) {
+        [] TESSERA_HOST_DEVICE(In d, In e, Out p, Out ss) {
           const double v = 1.0 / d(0, 0);
           const double pressure = (1.4 - 1.0) * d(0, 0) * e(0, 0);
           const double pressurebyenergy = (1.4 - 1.0) * d(0, 0);
@@ -302,7 +327,7 @@ class Solver {
 
   void viscosity() {
     tl::par_loop(
-        [](Out visc, In den, In p, In xv, In yv, const double& dx, const double& dy) {
+        [] TESSERA_HOST_DEVICE(Out visc, In den, In p, In xv, In yv, const double& dx, const double& dy) {
           const double ugrad = (xv(1, 0) + xv(1, 1)) - (xv(0, 0) + xv(0, 1));
           const double vgrad = (yv(0, 1) + yv(1, 1)) - (yv(0, 0) + yv(1, 0));
           const double div = dx * ugrad + dy * vgrad;
@@ -330,31 +355,28 @@ class Solver {
         tl::read(pressure_, cross_), tl::read(xvel0_, corners_), tl::read(yvel0_, corners_), tl::gbl(dx_), tl::gbl(dy_));
   }
 
-  struct DtSafety {
-    double dtc, dtu, dtv, dtdiv, dx, dy;
-  };
-
   void calc_dt() {
-    const DtSafety k{deck_.dtc_safe, deck_.dtu_safe, deck_.dtv_safe, deck_.dtdiv_safe, dx_, dy_};
+    const detail::DtSafety k{deck_.dtc_safe, deck_.dtu_safe, deck_.dtv_safe, deck_.dtdiv_safe, dx_, dy_};
     tl::par_loop(
-        [](In ss, In visc, In den, In vol, In xa, In ya, In xv, In yv, const DtSafety& c, double& dtc, double& dtu,
-           double& dtv, double& dtdiv) {
+        [] TESSERA_HOST_DEVICE(In ss, In visc, In den, In vol, In xa, In ya, In xv, In yv, const detail::DtSafety& c,
+                               double& dtc, double& dtu, double& dtv, double& dtdiv) {
+          const double g_small = detail::g_small, g_big = detail::g_big;  // values: std::max takes references
           double cc = ss(0, 0) * ss(0, 0);
           cc = cc + 2.0 * visc(0, 0) / den(0, 0);
-          cc = std::max(std::sqrt(cc), detail::g_small);
+          cc = std::max(std::sqrt(cc), g_small);
           const double dtct = c.dtc * std::min(c.dx, c.dy) / cc;
           double div = 0.0;
           double dv1 = (xv(0, 0) + xv(0, 1)) * xa(0, 0);
           double dv2 = (xv(1, 0) + xv(1, 1)) * xa(1, 0);
           div = div + dv2 - dv1;
           const double v = vol(0, 0);
-          const double dtut = c.dtu * 2.0 * v / std::max(std::max(std::fabs(dv1), std::fabs(dv2)), detail::g_small * v);
+          const double dtut = c.dtu * 2.0 * v / std::max(std::max(std::fabs(dv1), std::fabs(dv2)), g_small * v);
           dv1 = (yv(0, 0) + yv(1, 0)) * ya(0, 0);
           dv2 = (yv(0, 1) + yv(1, 1)) * ya(0, 1);
           div = div + dv2 - dv1;
-          const double dtvt = c.dtv * 2.0 * v / std::max(std::max(std::fabs(dv1), std::fabs(dv2)), detail::g_small * v);
+          const double dtvt = c.dtv * 2.0 * v / std::max(std::max(std::fabs(dv1), std::fabs(dv2)), g_small * v);
           div = div / (2.0 * v);
-          const double dtdivt = div < -detail::g_small ? c.dtdiv * (-1.0 / div) : detail::g_big;
+          const double dtdivt = div < -g_small ? c.dtdiv * (-1.0 / div) : g_big;
           dtc = std::min(dtc, dtct);
           dtu = std::min(dtu, dtut);
           dtv = std::min(dtv, dtvt);
@@ -404,7 +426,8 @@ class Solver {
   void PdV(bool predict) {
     if (predict) {
       tl::par_loop(
-          [](Out e1, Out d1, In xa, In ya, In vol, In d0, In e0, In p, In visc, In xv0, In yv0, const double& dt) {
+          [] TESSERA_HOST_DEVICE(Out e1, Out d1, In xa, In ya, In vol, In d0, In e0, In p, In visc, In xv0, In yv0,
+                                 const double& dt) {
             const double left_flux = (xa(0, 0) * (xv0(0, 0) + xv0(0, 1) + xv0(0, 0) + xv0(0, 1))) * 0.25 * dt * 0.5;
             const double right_flux = (xa(1, 0) * (xv0(1, 0) + xv0(1, 1) + xv0(1, 0) + xv0(1, 1))) * 0.25 * dt * 0.5;
             const double bottom_flux = (ya(0, 0) * (yv0(0, 0) + yv0(1, 0) + yv0(0, 0) + yv0(1, 0))) * 0.25 * dt * 0.5;
@@ -425,8 +448,8 @@ class Solver {
       revert();
     } else {
       tl::par_loop(
-          [](Out e1, Out d1, In xa, In ya, In vol, In d0, In e0, In p, In visc, In xv0, In yv0, In xv1, In yv1,
-             const double& dt) {
+          [] TESSERA_HOST_DEVICE(Out e1, Out d1, In xa, In ya, In vol, In d0, In e0, In p, In visc, In xv0, In yv0,
+                                 In xv1, In yv1, const double& dt) {
             const double left_flux = (xa(0, 0) * (xv0(0, 0) + xv0(0, 1) + xv1(0, 0) + xv1(0, 1))) * 0.25 * dt;
             const double right_flux = (xa(1, 0) * (xv0(1, 0) + xv0(1, 1) + xv1(1, 0) + xv1(1, 1))) * 0.25 * dt;
             const double bottom_flux = (ya(0, 0) * (yv0(0, 0) + yv0(1, 0) + yv1(0, 0) + yv1(1, 0))) * 0.25 * dt;
@@ -448,7 +471,7 @@ class Solver {
 
   void revert() {
     tl::par_loop(
-        [](Out d1, Out e1, In d0, In e0) {
+        [] TESSERA_HOST_DEVICE(Out d1, Out e1, In d0, In e0) {
           d1(0, 0) = d0(0, 0);
           e1(0, 0) = e0(0, 0);
         },
@@ -458,7 +481,8 @@ class Solver {
 
   void accelerate() {
     tl::par_loop(
-        [](Out xv1, Out yv1, In xv0, In yv0, In den, In vol, In xa, In ya, In p, In q, const double& dt) {
+        [] TESSERA_HOST_DEVICE(Out xv1, Out yv1, In xv0, In yv0, In den, In vol, In xa, In ya, In p, In q,
+                               const double& dt) {
           const double nodal_mass = (den(-1, -1) * vol(-1, -1) + den(0, -1) * vol(0, -1) + den(0, 0) * vol(0, 0) +
                                      den(-1, 0) * vol(-1, 0)) *
                                     0.25;
@@ -478,13 +502,13 @@ class Solver {
 
   void flux_calc() {
     tl::par_loop(
-        [](Out f, In xa, In xv0, In xv1, const double& dt) {
+        [] TESSERA_HOST_DEVICE(Out f, In xa, In xv0, In xv1, const double& dt) {
           f(0, 0) = 0.25 * dt * xa(0, 0) * (xv0(0, 0) + xv0(0, 1) + xv1(0, 0) + xv1(0, 1));
         },
         "flux_calc x", grid_, tl::Range::of(2, {0, nx_ + 1, 0, ny_}), tl::write(vol_flux_x_, site_),
         tl::read(xarea_, site_), tl::read(xvel0_, yup_), tl::read(xvel1_, yup_), tl::gbl(dt_));
     tl::par_loop(
-        [](Out f, In ya, In yv0, In yv1, const double& dt) {
+        [] TESSERA_HOST_DEVICE(Out f, In ya, In yv0, In yv1, const double& dt) {
           f(0, 0) = 0.25 * dt * ya(0, 0) * (yv0(0, 0) + yv0(1, 0) + yv1(0, 0) + yv1(1, 0));
         },
         "flux_calc y", grid_, tl::Range::of(2, {0, nx_, 0, ny_ + 1}), tl::write(vol_flux_y_, site_),
@@ -506,10 +530,11 @@ class Solver {
   // the volume flux; *_up, *_don and *_dn are the upwind, donor and downwind cell values, the
   // *_pos ones for a positive flux (from the low side), the *_neg ones otherwise; pv_* the donor's
   // pre_vol.
-  static void cell_face_flux(double v, double d_up_pos, double d_don_pos, double d_dn_pos, double d_up_neg,
-                             double d_don_neg, double d_dn_neg, double e_up_pos, double e_don_pos, double e_dn_pos,
-                             double e_up_neg, double e_don_neg, double e_dn_neg, double pv_pos, double pv_neg,
-                             double& mass_flux, double& ener_flux) {
+  TESSERA_HOST_DEVICE static void cell_face_flux(double v, double d_up_pos, double d_don_pos, double d_dn_pos,
+                                                 double d_up_neg, double d_don_neg, double d_dn_neg, double e_up_pos,
+                                                 double e_don_pos, double e_dn_pos, double e_up_neg, double e_don_neg,
+                                                 double e_dn_neg, double pv_pos, double pv_neg, double& mass_flux,
+                                                 double& ener_flux) {
     constexpr double one_by_six = 1.0 / 6.0;
     const bool pos = v > 0.0;
     const double d_up = pos ? d_up_pos : d_up_neg, d_don = pos ? d_don_pos : d_don_neg,
@@ -539,19 +564,19 @@ class Solver {
       const tl::Range r = tl::Range::of(2, {-1, nx_ + 1, 0, ny_});
       if (sweep == 1)
         tl::par_loop(
-            [](Out pv, In vol, In fx, In fy) {
+            [] TESSERA_HOST_DEVICE(Out pv, In vol, In fx, In fy) {
               pv(0, 0) = vol(0, 0) + (fx(1, 0) - fx(0, 0) + fy(0, 1) - fy(0, 0));
             },
             "advec_cell x pre_vol 1", grid_, r, tl::write(pre_vol_, site_), tl::read(volume_, site_),
             tl::read(vol_flux_x_, xup_), tl::read(vol_flux_y_, yup_));
       else
-        tl::par_loop([](Out pv, In vol, In fx) { pv(0, 0) = vol(0, 0) + fx(1, 0) - fx(0, 0); },
+        tl::par_loop([] TESSERA_HOST_DEVICE(Out pv, In vol, In fx) { pv(0, 0) = vol(0, 0) + fx(1, 0) - fx(0, 0); },
                      "advec_cell x pre_vol 2", grid_, r, tl::write(pre_vol_, site_), tl::read(volume_, site_),
                      tl::read(vol_flux_x_, xup_));
       // Face i lies between cells i-1 and i. (CloverLeaf also computes face nx+1, which the
       // mass_flux_x halo update overwrites before anything reads it.)
       tl::par_loop(
-          [](Out mf, Out ef, In vf, In d, In e, In pv) {
+          [] TESSERA_HOST_DEVICE(Out mf, Out ef, In vf, In d, In e, In pv) {
             double m = 0.0, en = 0.0;
             cell_face_flux(vf(0, 0), d(-2, 0), d(-1, 0), d(0, 0), d(1, 0), d(0, 0), d(-1, 0), e(-2, 0), e(-1, 0),
                            e(0, 0), e(1, 0), e(0, 0), e(-1, 0), pv(-1, 0), pv(0, 0), m, en);
@@ -562,7 +587,7 @@ class Solver {
           tl::write(ener_flux_, site_), tl::read(vol_flux_x_, site_), tl::read(density1_, xwide_),
           tl::read(energy1_, xwide_), tl::read(pre_vol_, xdown_));
       tl::par_loop(
-          [](Out d, Out e, In pv, In mf, In ef, In vf) {
+          [] TESSERA_HOST_DEVICE(Out d, Out e, In pv, In mf, In ef, In vf) {
             const double pre_mass = d(0, 0) * pv(0, 0);
             const double post_mass = pre_mass + mf(0, 0) - mf(1, 0);
             const double post_ener = (e(0, 0) * pre_mass + ef(0, 0) - ef(1, 0)) / post_mass;
@@ -577,17 +602,17 @@ class Solver {
       const tl::Range r = tl::Range::of(2, {0, nx_, -1, ny_ + 1});
       if (sweep == 1)
         tl::par_loop(
-            [](Out pv, In vol, In fx, In fy) {
+            [] TESSERA_HOST_DEVICE(Out pv, In vol, In fx, In fy) {
               pv(0, 0) = vol(0, 0) + (fy(0, 1) - fy(0, 0) + fx(1, 0) - fx(0, 0));
             },
             "advec_cell y pre_vol 1", grid_, r, tl::write(pre_vol_, site_), tl::read(volume_, site_),
             tl::read(vol_flux_x_, xup_), tl::read(vol_flux_y_, yup_));
       else
-        tl::par_loop([](Out pv, In vol, In fy) { pv(0, 0) = vol(0, 0) + fy(0, 1) - fy(0, 0); },
+        tl::par_loop([] TESSERA_HOST_DEVICE(Out pv, In vol, In fy) { pv(0, 0) = vol(0, 0) + fy(0, 1) - fy(0, 0); },
                      "advec_cell y pre_vol 2", grid_, r, tl::write(pre_vol_, site_), tl::read(volume_, site_),
                      tl::read(vol_flux_y_, yup_));
       tl::par_loop(
-          [](Out mf, Out ef, In vf, In d, In e, In pv) {
+          [] TESSERA_HOST_DEVICE(Out mf, Out ef, In vf, In d, In e, In pv) {
             double m = 0.0, en = 0.0;
             cell_face_flux(vf(0, 0), d(0, -2), d(0, -1), d(0, 0), d(0, 1), d(0, 0), d(0, -1), e(0, -2), e(0, -1),
                            e(0, 0), e(0, 1), e(0, 0), e(0, -1), pv(0, -1), pv(0, 0), m, en);
@@ -598,7 +623,7 @@ class Solver {
           tl::write(ener_flux_, site_), tl::read(vol_flux_y_, site_), tl::read(density1_, ywide_),
           tl::read(energy1_, ywide_), tl::read(pre_vol_, ydown_));
       tl::par_loop(
-          [](Out d, Out e, In pv, In mf, In ef, In vf) {
+          [] TESSERA_HOST_DEVICE(Out d, Out e, In pv, In mf, In ef, In vf) {
             const double pre_mass = d(0, 0) * pv(0, 0);
             const double post_mass = pre_mass + mf(0, 0) - mf(0, 1);
             const double post_ener = (e(0, 0) * pre_mass + ef(0, 0) - ef(0, 1)) / post_mass;
@@ -614,8 +639,8 @@ class Solver {
 
   // The limited momentum flux through one staggered face: `nf` the node (mass) flux; vel_* the
   // velocity at offsets -1, 0, +1, +2 along the sweep; nmp0/nmp1 node_mass_pre at 0 and +1.
-  static double mom_face_flux(double nf, double vm1, double v0, double v1, double v2, double nmp0, double nmp1,
-                              double width) {
+  TESSERA_HOST_DEVICE static double mom_face_flux(double nf, double vm1, double v0, double v1, double v2, double nmp0,
+                                                  double nmp1, double width) {
     const bool neg = nf < 0.0;
     const double upwind = neg ? v2 : vm1, donor = neg ? v1 : v0, downwind = neg ? v0 : v1;
     const double mass_donor = neg ? nmp1 : nmp0;
@@ -637,15 +662,15 @@ class Solver {
       post_vol = &post_vol_;
       const tl::Range all_cells = tl::Range::of(2, {-2, nx_ + 2, -2, ny_ + 2});
       if (x_dir)
-        tl::par_loop([](Out pv, In vol, In fy) { pv(0, 0) = vol(0, 0) + fy(0, 1) - fy(0, 0); }, "advec_mom post_vol x",
-                     grid_, all_cells, tl::write(post_vol_, site_), tl::read(volume_, site_),
+        tl::par_loop([] TESSERA_HOST_DEVICE(Out pv, In vol, In fy) { pv(0, 0) = vol(0, 0) + fy(0, 1) - fy(0, 0); },
+                     "advec_mom post_vol x", grid_, all_cells, tl::write(post_vol_, site_), tl::read(volume_, site_),
                      tl::read(vol_flux_y_, yup_));
       else
-        tl::par_loop([](Out pv, In vol, In fx) { pv(0, 0) = vol(0, 0) + fx(1, 0) - fx(0, 0); }, "advec_mom post_vol y",
-                     grid_, all_cells, tl::write(post_vol_, site_), tl::read(volume_, site_),
+        tl::par_loop([] TESSERA_HOST_DEVICE(Out pv, In vol, In fx) { pv(0, 0) = vol(0, 0) + fx(1, 0) - fx(0, 0); },
+                     "advec_mom post_vol y", grid_, all_cells, tl::write(post_vol_, site_), tl::read(volume_, site_),
                      tl::read(vol_flux_x_, xup_));
     }
-    auto node_mass = [](Out post, Out pre, In den, In pv, In nf, const int& dir) {
+    auto node_mass = [] TESSERA_HOST_DEVICE(Out post, Out pre, In den, In pv, In nf, const int& dir) {
       const double m = 0.25 * (den(0, -1) * pv(0, -1) + den(0, 0) * pv(0, 0) + den(-1, -1) * pv(-1, -1) +
                                den(-1, 0) * pv(-1, 0));
       post(0, 0) = m;
@@ -653,14 +678,14 @@ class Solver {
     };
     if (x_dir) {
       tl::par_loop(
-          [](Out nf, In mf) { nf(0, 0) = 0.25 * (mf(0, -1) + mf(0, 0) + mf(1, -1) + mf(1, 0)); }, "advec_mom node_flux x",
-          grid_, tl::Range::of(2, {-2, nx_ + 2, 0, ny_ + 1}), tl::write(node_flux_, site_),
+          [] TESSERA_HOST_DEVICE(Out nf, In mf) { nf(0, 0) = 0.25 * (mf(0, -1) + mf(0, 0) + mf(1, -1) + mf(1, 0)); },
+          "advec_mom node_flux x", grid_, tl::Range::of(2, {-2, nx_ + 2, 0, ny_ + 1}), tl::write(node_flux_, site_),
           tl::read(mass_flux_x_, xup_ydown_));
       tl::par_loop(node_mass, "advec_mom node_mass x", grid_, tl::Range::of(2, {-1, nx_ + 2, 0, ny_ + 1}),
                    tl::write(node_mass_post_, site_), tl::write(node_mass_pre_, site_), tl::read(density1_, lower_corners_),
                    tl::read(*post_vol, lower_corners_), tl::read(node_flux_, xdown_), tl::gbl(0));
       tl::par_loop(
-          [](Out mfx, Out mfy, In nf, In nmp, In u, In v, const double& dx) {
+          [] TESSERA_HOST_DEVICE(Out mfx, Out mfy, In nf, In nmp, In u, In v, const double& dx) {
             mfx(0, 0) = mom_face_flux(nf(0, 0), u(-1, 0), u(0, 0), u(1, 0), u(2, 0), nmp(0, 0), nmp(1, 0), dx);
             mfy(0, 0) = mom_face_flux(nf(0, 0), v(-1, 0), v(0, 0), v(1, 0), v(2, 0), nmp(0, 0), nmp(1, 0), dx);
           },
@@ -668,7 +693,7 @@ class Solver {
           tl::write(mom_flux_y_, site_), tl::read(node_flux_, site_), tl::read(node_mass_pre_, xup_),
           tl::read(xvel1_, xmom_), tl::read(yvel1_, xmom_), tl::gbl(dx_));
       tl::par_loop(
-          [](Out u, Out v, In nmpre, In nmpost, In mfx, In mfy) {
+          [] TESSERA_HOST_DEVICE(Out u, Out v, In nmpre, In nmpost, In mfx, In mfy) {
             u(0, 0) = (u(0, 0) * nmpre(0, 0) + mfx(-1, 0) - mfx(0, 0)) / nmpost(0, 0);
             v(0, 0) = (v(0, 0) * nmpre(0, 0) + mfy(-1, 0) - mfy(0, 0)) / nmpost(0, 0);
           },
@@ -677,14 +702,14 @@ class Solver {
           tl::read(mom_flux_y_, xdown_));
     } else {
       tl::par_loop(
-          [](Out nf, In mf) { nf(0, 0) = 0.25 * (mf(-1, 0) + mf(0, 0) + mf(-1, 1) + mf(0, 1)); }, "advec_mom node_flux y",
-          grid_, tl::Range::of(2, {0, nx_ + 1, -2, ny_ + 2}), tl::write(node_flux_, site_),
+          [] TESSERA_HOST_DEVICE(Out nf, In mf) { nf(0, 0) = 0.25 * (mf(-1, 0) + mf(0, 0) + mf(-1, 1) + mf(0, 1)); },
+          "advec_mom node_flux y", grid_, tl::Range::of(2, {0, nx_ + 1, -2, ny_ + 2}), tl::write(node_flux_, site_),
           tl::read(mass_flux_y_, yup_xdown_));
       tl::par_loop(node_mass, "advec_mom node_mass y", grid_, tl::Range::of(2, {0, nx_ + 1, -1, ny_ + 2}),
                    tl::write(node_mass_post_, site_), tl::write(node_mass_pre_, site_), tl::read(density1_, lower_corners_),
                    tl::read(*post_vol, lower_corners_), tl::read(node_flux_, ydown_), tl::gbl(1));
       tl::par_loop(
-          [](Out mfx, Out mfy, In nf, In nmp, In u, In v, const double& dy) {
+          [] TESSERA_HOST_DEVICE(Out mfx, Out mfy, In nf, In nmp, In u, In v, const double& dy) {
             mfx(0, 0) = mom_face_flux(nf(0, 0), u(0, -1), u(0, 0), u(0, 1), u(0, 2), nmp(0, 0), nmp(0, 1), dy);
             mfy(0, 0) = mom_face_flux(nf(0, 0), v(0, -1), v(0, 0), v(0, 1), v(0, 2), nmp(0, 0), nmp(0, 1), dy);
           },
@@ -692,7 +717,7 @@ class Solver {
           tl::write(mom_flux_y_, site_), tl::read(node_flux_, site_), tl::read(node_mass_pre_, yup_),
           tl::read(xvel1_, ymom_), tl::read(yvel1_, ymom_), tl::gbl(dy_));
       tl::par_loop(
-          [](Out u, Out v, In nmpre, In nmpost, In mfx, In mfy) {
+          [] TESSERA_HOST_DEVICE(Out u, Out v, In nmpre, In nmpost, In mfx, In mfy) {
             u(0, 0) = (u(0, 0) * nmpre(0, 0) + mfx(0, -1) - mfx(0, 0)) / nmpost(0, 0);
             v(0, 0) = (v(0, 0) * nmpre(0, 0) + mfy(0, -1) - mfy(0, 0)) / nmpost(0, 0);
           },
@@ -704,14 +729,14 @@ class Solver {
 
   void reset_field() {
     tl::par_loop(
-        [](Out d0, Out e0, In d1, In e1) {
+        [] TESSERA_HOST_DEVICE(Out d0, Out e0, In d1, In e1) {
           d0(0, 0) = d1(0, 0);
           e0(0, 0) = e1(0, 0);
         },
         "reset_field cells", grid_, interior(), tl::write(density0_, site_), tl::write(energy0_, site_),
         tl::read(density1_, site_), tl::read(energy1_, site_));
     tl::par_loop(
-        [](Out u0, Out v0, In u1, In v1) {
+        [] TESSERA_HOST_DEVICE(Out u0, Out v0, In u1, In v1) {
           u0(0, 0) = u1(0, 0);
           v0(0, 0) = v1(0, 0);
         },
@@ -719,6 +744,7 @@ class Solver {
         tl::read(xvel1_, site_), tl::read(yvel1_, site_));
   }
 
+ private:
   // ---- reflective boundaries ------------------------------------------------------------------
 
   // CloverLeaf's update_halo_kernel for the external faces of the one chunk, to `depth` (1 or 2):

@@ -5,6 +5,7 @@
 //   tessera-cloverleaf --deck apps/cloverleaf/decks/clover_bm_short.in
 //   tessera-cloverleaf --devices sim:2            (the built-in clover.in_default deck)
 //   tessera-cloverleaf --tile-rows 0 --png-every 10
+//   tessera-cloverleaf-cuda --devices cuda    (the nvcc build, main_cuda.cu: loops run as GPU kernels)
 #include "cloverleaf.hpp"
 
 #include <tessera/core/error.hpp>
@@ -96,8 +97,10 @@ int main(int argc, char** argv) {
       }
       if (opt == "--help" || opt == "-h") {
         std::printf(
-            "usage: tessera-cloverleaf [--deck FILE] [--devices host|sim:N] [--hybrid] [--tile-rows N] [--steps N]\n"
-            "                          [--summary-every N] [--png-every N] [--png-prefix P] [--hdf5 FILE] [--quiet]\n");
+            "usage: tessera-cloverleaf [--deck FILE] [--devices host|sim:N|cuda] [--hybrid] [--tile-rows N]\n"
+            "                          [--steps N] [--summary-every N] [--png-every N] [--png-prefix P] [--hdf5 FILE]\n"
+            "                          [--quiet]\n"
+            "(--devices cuda needs tessera-cloverleaf-cuda, the nvcc build)\n");
         return 0;
       }
       if (a + 1 >= argc) throw tessera::Error("option " + std::string(opt) + " needs a value");

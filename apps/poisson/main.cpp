@@ -4,6 +4,7 @@
 //   tessera-poisson --devices sim:4
 //   tessera-poisson --tile-rows 4     (cache-blocked chains on the host)
 //   tessera-poisson --devices sim:2:speed=1,4 --hybrid   (CPU workers beside the devices, balanced)
+//   tessera-poisson-cuda --devices cuda [--hybrid]      (the nvcc build, main_cuda.cu: loops run as GPU kernels)
 #include "poisson.hpp"
 
 #include <tessera/core/error.hpp>

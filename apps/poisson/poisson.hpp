@@ -2,7 +2,8 @@
 // OPS's Poisson test (apps/c/poisson in OP-DSL/OPS) on the loops front end, loop by loop:
 // populate u, f and ref = sin(pi x) cos(2 pi y) over the grid and its one-cell halo, zero the
 // interior of u, then Jacobi sweeps (a stencil loop into u2 and a copy back), then the summed
-// squared error against ref. The halo keeps the exact boundary values.
+// squared error against ref. The halo keeps the exact boundary values. The kernels are
+// TESSERA_HOST_DEVICE lambdas, so the nvcc build (tessera-poisson-cuda) runs them on CUDA devices.
 
 #include <tessera/loops.hpp>
 
@@ -32,8 +33,8 @@ inline double solve(tl::Context& context, const Problem& p) {
   const tl::Range interior = tl::Range::of(2, {0, p.nx, 0, p.ny});
 
   tl::par_loop(
-      [](tl::Acc<double> uu, tl::Acc<double> ff, tl::Acc<double> rr, tl::Acc<double> uu2, const double& dx,
-         const double& dy, const int* idx) {
+      [] TESSERA_HOST_DEVICE(tl::Acc<double> uu, tl::Acc<double> ff, tl::Acc<double> rr, tl::Acc<double> uu2,
+                             const double& dx, const double& dy, const int* idx) {
         constexpr double pi = std::numbers::pi;
         const double x = dx * idx[0], y = dy * idx[1];
         // OPS computes u through myfun(a, b) = a * b + 1, minus 1.
@@ -44,23 +45,26 @@ inline double solve(tl::Context& context, const Problem& p) {
       },
       "populate", grid, all, tl::write(u, zero), tl::write(f, zero), tl::write(ref, zero), tl::write(u2, zero),
       tl::gbl(p.dx), tl::gbl(p.dy), tl::idx());
-  tl::par_loop([](tl::Acc<double> uu) { uu(0, 0) = 0.0; }, "initial guess", grid, interior, tl::write(u, zero));
+  tl::par_loop([] TESSERA_HOST_DEVICE(tl::Acc<double> uu) { uu(0, 0) = 0.0; }, "initial guess", grid, interior,
+               tl::write(u, zero));
 
   for (int it = 0; it < p.iterations; ++it) {
     tl::par_loop(
-        [](tl::Acc<double> out, tl::Acc<const double> in, tl::Acc<const double> ff, const double& dx, const double& dy) {
-          out(0, 0) = ((in(-1, 0) + in(1, 0)) * dx * dx + (in(0, -1) + in(0, 1)) * dy * dy - dx * dx * dy * dy * ff(0, 0)) /
+        [] TESSERA_HOST_DEVICE(tl::Acc<double> out, tl::Acc<const double> in, tl::Acc<const double> ff,
+                               const double& dx, const double& dy) {
+          out(0, 0) = ((in(-1, 0) + in(1, 0)) * dx * dx + (in(0, -1) + in(0, 1)) * dy * dy -
+                       dx * dx * dy * dy * ff(0, 0)) /
                       (2.0 * (dx * dx + dy * dy));
         },
         "jacobi", grid, interior, tl::write(u2, zero), tl::read(u, five), tl::read(f, zero), tl::gbl(p.dx),
         tl::gbl(p.dy));
-    tl::par_loop([](tl::Acc<double> out, tl::Acc<const double> in) { out(0, 0) = in(0, 0); }, "copy", grid, interior,
-                 tl::write(u, zero), tl::read(u2, zero));
+    tl::par_loop([] TESSERA_HOST_DEVICE(tl::Acc<double> out, tl::Acc<const double> in) { out(0, 0) = in(0, 0); },
+                 "copy", grid, interior, tl::write(u, zero), tl::read(u2, zero));
   }
 
   tl::Reduction<double> err(context, tl::ReduceOp::inc, "err");
   tl::par_loop(
-      [](tl::Acc<const double> uu, tl::Acc<const double> rr, double& e) {
+      [] TESSERA_HOST_DEVICE(tl::Acc<const double> uu, tl::Acc<const double> rr, double& e) {
         const double d = uu(0, 0) - rr(0, 0);
         e += d * d;
       },

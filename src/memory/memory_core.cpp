@@ -79,6 +79,7 @@ MemoryStats MemoryCore::stats() const {
   s.transferred.host_to_device = h2d_.load(std::memory_order_relaxed);
   s.transferred.device_to_host = d2h_.load(std::memory_order_relaxed);
   s.transferred.device_to_device = d2d_.load(std::memory_order_relaxed);
+  s.copies = copies_.load(std::memory_order_relaxed);
   s.evictions = evictions_.load(std::memory_order_relaxed);
   s.bytes_written_back = written_back_.load(std::memory_order_relaxed);
   s.host_waits = host_waits_.load(std::memory_order_relaxed);
@@ -95,6 +96,7 @@ void MemoryCore::count_transfer(CopyDirection direction, std::size_t bytes) noex
                   : direction == CopyDirection::device_to_host ? d2h_
                                                                : d2d_;
   counter.fetch_add(bytes, std::memory_order_relaxed);
+  copies_.fetch_add(1, std::memory_order_relaxed);
 }
 
 void MemoryCore::count_eviction(std::size_t bytes_written_back) noexcept {

@@ -72,7 +72,7 @@ class MemoryCore {
   std::vector<std::size_t> used_;     // by space: bytes of replicas (and reservations)
 
   // Counters only: relaxed, since nothing is ordered by them and stats() is a snapshot.
-  std::atomic<std::size_t> h2d_{0}, d2h_{0}, d2d_{0}, evictions_{0}, written_back_{0};
+  std::atomic<std::size_t> h2d_{0}, d2h_{0}, d2d_{0}, copies_{0}, evictions_{0}, written_back_{0};
   std::atomic<std::size_t> host_waits_{0}, device_allocations_{0};
 };
 

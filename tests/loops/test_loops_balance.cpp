@@ -20,13 +20,14 @@ namespace {
 namespace tl = tessera::loops;
 
 /// The fast device's rows over the slow one's after each of `chains` chains.
-std::vector<double> ratios(const std::string& spec, int chains) {
+std::vector<double> ratios(const std::string& spec, int chains, bool overlapped = false) {
   auto devices = tessera::DeviceSet::select(spec);
   tessera::Executor executor;
   // Every chain takes the ideal split: the default keeps a split that finishes within 3 % of the
   // best, which for a 1:16 split allows a ratio anywhere from 15.5 to 31.
   // A slower moving average (a quarter for the newest chain) smooths the timer's noise.
-  tl::Context context(devices, executor, {.balance_rate = 0.25, .balance_threshold = 0.0});
+  tl::Context context(devices, executor,
+                      {.balance_rate = 0.25, .balance_threshold = 0.0, .overlapped_tiles = overlapped});
   const int nx = 64, ny = 2040;
   tl::Block grid(context, 2, "grid");
   tl::Dataset<double> a(grid, tl::Shape{.size = {nx, ny, 1}}, "a"), b(grid, tl::Shape{.size = {nx, ny, 1}}, "b");
@@ -68,6 +69,11 @@ TEST(LoopsBalance, SplitConvergesToSpeedRatioOneToFour) {
 
 TEST(LoopsBalance, SplitConvergesToSpeedRatioOneToSixteen) {
   expect_converged(ratios("sim:2:32MiB:speed=1,16", 14), 16.0);
+}
+
+// The tiled hybrid scheme balances the whole chain: the same ratio, from the tiles' times.
+TEST(LoopsBalance, OverlappedTilesConvergeToSpeedRatioOneToFour) {
+  expect_converged(ratios("sim:2:32MiB:speed=1,4", 14, true), 4.0);
 }
 
 }  // namespace

@@ -122,6 +122,7 @@ TEST(LoopsCuda, HybridCpuAndGpuEqualTheHostWhileTheSplitMoves) {
 
 // Six chains of a diffusion over n x n, each run at once, so that the balancer learns from each.
 std::vector<tl::Share> balanced_diffusion(tessera::DeviceSet& devices, int n) {
+  // DOC cuda begin
   tessera::Executor executor;
   tl::Context context(devices, executor, {.hybrid = true, .balance_threshold = 0.0});
   tl::Block grid(context, 2, "grid");
@@ -135,6 +136,7 @@ std::vector<tl::Share> balanced_diffusion(tessera::DeviceSet& devices, int n) {
     }, "diffuse", grid, tl::Range::of(2, {0, n, 0, n}), tl::write(next, site), tl::read(t, cross));
     context.execute();
   }
+  // DOC cuda end
   return context.split_of("diffuse");
 }
 

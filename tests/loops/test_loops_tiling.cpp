@@ -6,12 +6,14 @@
 #include <tessera/core/error.hpp>
 #include <tessera/device/device_set.hpp>
 #include <tessera/loops.hpp>
+#include <tessera/memory/memory_manager.hpp>
 #include <tessera/sched/executor.hpp>
 
 #include <gtest/gtest.h>
 
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -118,6 +120,123 @@ TEST(LoopsTiling, RandomChainsTiledInTheHostsHybridPartEqualUntiledBitForBit) {
           ASSERT_EQ(got[d], want[d]) << "seed " << seed << " tile rows " << rows << (each_loop ? "" : " per chain") << " d" << d;
       }
   }
+}
+
+// OPS's tiled hybrid scheme: one overlapped tile per participant over the whole chain (three
+// participants: the host and two devices, or three devices), the rows along each cut computed on
+// both sides.
+TEST(LoopsOverlapped, RandomChainsInOverlappedTilesEqualThePlainChainBitForBit) {
+  for (unsigned seed = 1; seed <= 25; ++seed) {
+    const auto chain = random_chain(seed);
+    const auto want = run_chain(chain, {});
+    for (const char* spec : {"sim:2:16MiB", "sim:3:16MiB"}) {
+      std::size_t tiles = 0;
+      const bool hybrid = std::string(spec) == "sim:2:16MiB";
+      const auto got = run_chain(chain, {.hybrid = hybrid, .balance = false, .overlapped_tiles = true}, &tiles, spec);
+      EXPECT_EQ(tiles, 3u) << "seed " << seed << " on " << spec;
+      for (int d = 0; d < kDats; ++d) ASSERT_EQ(got[d], want[d]) << "seed " << seed << " on " << spec << " d" << d;
+    }
+  }
+}
+
+namespace {
+
+struct Transfers {
+  std::vector<double> field;
+  std::size_t copies = 0, tiles = 0;
+};
+
+// `steps` Jacobi steps (a 5-point loop and a copy each) as one chain, after a first chain that
+// places the data; the copies counted are the second chain's.
+Transfers jacobi_chain(const tl::ContextOptions& options, const char* spec, int steps) {
+  auto devices = tessera::DeviceSet::select(spec);
+  tessera::Executor executor;
+  tl::Context context(devices, executor, options);
+  tl::Block grid(context, 2, "grid");
+  const int n = 96;
+  const tl::Shape shape{.size = {n, n, 1}, .d_m = {-1, -1, 0}, .d_p = {1, 1, 0}};
+  tl::Dataset<double> u(grid, shape, "u"), v(grid, shape, "v");
+  const tl::Stencil site(2, {{0, 0, 0}}, "site");
+  const tl::Stencil five(2, {{0, 0, 0}, {1, 0, 0}, {-1, 0, 0}, {0, 1, 0}, {0, -1, 0}}, "5pt");
+  tl::par_loop([](tl::Acc<double> a, const int* i) { a(0, 0) = double((i[0] * 5 + i[1] * 3) % 11); }, "init", grid,
+               tl::Range::of(2, {-1, n + 1, -1, n + 1}), tl::write(u, site), tl::idx());
+  auto record = [&] {
+    for (int s = 0; s < steps; ++s) {
+      tl::par_loop([](tl::Acc<double> o, tl::Acc<const double> i) {
+        o(0, 0) = 0.25 * (i(1, 0) + i(-1, 0) + i(0, 1) + i(0, -1));
+      }, "jacobi", grid, tl::Range::of(2, {0, n, 0, n}), tl::write(v, site), tl::read(u, five));
+      tl::par_loop([](tl::Acc<double> o, tl::Acc<const double> i) { o(0, 0) = i(0, 0); }, "copy", grid,
+                   tl::Range::of(2, {0, n, 0, n}), tl::write(u, site), tl::read(v, site));
+    }
+  };
+  record();
+  context.execute();
+  const std::size_t before = context.memory().stats().copies;
+  record();
+  context.execute();
+  Transfers out;
+  out.copies = context.memory().stats().copies - before;
+  out.tiles = context.last_tiles();
+  out.field = u.fetch();
+  return out;
+}
+
+}  // namespace
+
+TEST(LoopsOverlapped, AJacobiChainExchangesOncePerChainNotBetweenLoops) {
+  const Transfers want = jacobi_chain({}, "host", 8);
+  const Transfers per_loop = jacobi_chain({.hybrid = true, .balance = false}, "sim:1:16MiB", 8);
+  const Transfers tiled = jacobi_chain({.hybrid = true, .balance = false, .overlapped_tiles = true}, "sim:1:16MiB", 8);
+  EXPECT_EQ(per_loop.field, want.field);
+  EXPECT_EQ(tiled.field, want.field);
+  EXPECT_EQ(tiled.tiles, 2u);
+  // Per loop the halo rows cross the cut before every Jacobi loop (both ways); overlapped tiles
+  // take their inputs once, before the chain: a strip of u and of v each way at most.
+  EXPECT_LE(tiled.copies, 4u);
+  EXPECT_GE(per_loop.copies, 16u);
+}
+
+// A loop that reduces cannot be computed twice along a cut: where a later loop would need it
+// past the participant's part, the chain runs per loop, with the same bits.
+TEST(LoopsOverlapped, AReducingLoopALaterLoopReadsAcrossTheCutRunsPerLoop) {
+  auto run = [](const tl::ContextOptions& options, const char* spec, std::size_t* tiles) {
+    auto devices = tessera::DeviceSet::select(spec);
+    tessera::Executor executor;
+    tl::Context context(devices, executor, options);
+    tl::Block grid(context, 2, "grid");
+    const int n = 40;
+    tl::Dataset<double> a(grid, {.size = {n, n, 1}, .d_m = {-1, -1, 0}, .d_p = {1, 1, 0}}, "a");
+    tl::Dataset<double> b(grid, {.size = {n, n, 1}}, "b");
+    const tl::Stencil site(2, {{0, 0, 0}}, "site");
+    const tl::Stencil five(2, {{0, 0, 0}, {1, 0, 0}, {-1, 0, 0}, {0, 1, 0}, {0, -1, 0}}, "5pt");
+    tl::Reduction<double> sum(context, tl::ReduceOp::inc, "sum");
+    tl::par_loop([](tl::Acc<double> v, const int* i, double& s) {
+      v(0, 0) = 0.5 * i[0] + 0.25 * i[1];
+      s += v(0, 0);
+    }, "fill and sum", grid, tl::Range::of(2, {-1, n + 1, -1, n + 1}), tl::write(a, site), tl::idx(), tl::reduce(sum));
+    tl::par_loop([](tl::Acc<double> o, tl::Acc<const double> v) { o(0, 0) = v(1, 0) + v(0, 1) - v(0, -1); }, "mix", grid,
+                 tl::Range::of(2, {0, n, 0, n}), tl::write(b, site), tl::read(a, five));
+    const double total = sum.get();
+    *tiles = context.last_tiles();
+    return std::make_pair(total, b.fetch());
+  };
+  std::size_t tiles = 0;
+  const auto want = run({}, "host", &tiles);
+  const auto got = run({.hybrid = true, .balance = false, .overlapped_tiles = true}, "sim:2:16MiB", &tiles);
+  EXPECT_EQ(got, want);
+  EXPECT_EQ(tiles, 0u);
+}
+
+TEST(LoopsOverlapped, PoissonPassesInOverlappedTilesOnUnequalDevices) {
+  auto host = tessera::DeviceSet::select("host");
+  auto devices = tessera::DeviceSet::select("sim:2:64MiB:speed=1,4");
+  tessera::Executor executor;
+  const poisson::Problem p{.nx = 61, .ny = 67, .iterations = 15};
+  tl::Context plain(host, executor);
+  tl::Context overlapped(devices, executor, {.hybrid = true, .overlapped_tiles = true});
+  EXPECT_EQ(poisson::solve(overlapped, p), poisson::solve(plain, p));
+  tl::Context defaults(devices, executor, {.hybrid = true, .overlapped_tiles = true});
+  EXPECT_LT(poisson::percent_off(poisson::solve(defaults, poisson::Problem{})), 0.001);
 }
 
 TEST(LoopsTiling, PoissonTiledEqualsUntiled) {

@@ -128,6 +128,14 @@ struct ContextOptions {
   /// balance differs). false: one split of the outermost indices for the whole chain, balanced
   /// on the chain's times, so datasets stay where they are and only halo rows move.
   bool split_each_loop = true;
+  /// With accelerators: OPS's tiled hybrid scheme (its Algorithms 2 and 3). Each participant
+  /// runs the whole chain over one tile: its part of the outermost indices, extended for every
+  /// loop by the rows later loops of the tile read, so the rows along the cuts are computed on
+  /// both sides (redundantly) and the participants exchange halo rows once per chain rather than
+  /// between loops. The split is balanced on the whole chain's times. Results are bitwise those
+  /// of the plain chain. A chain it cannot serve (strided stencils, a reducing loop that a later
+  /// loop would need computed past its part) runs per loop instead.
+  bool overlapped_tiles = false;
   /// An untiled chain on the host whose loops have at most this many sites each runs on the
   /// calling thread, loop after loop: waking the workers and cutting such loops into slabs would
   /// cost more than the loops themselves (OPS-style codes launch millions of small loops).
@@ -165,7 +173,8 @@ class Context {
   /// Graphs built for chains: a chain of the same shape as one of the last four (same loops,
   /// ranges, datasets and stencils; kernels and global values may differ) reuses its graph.
   std::size_t graphs_built() const noexcept;
-  /// Tiles the last chain was built in (0 untiled), and their height in outermost indices.
+  /// Tiles the last chain was built in (0 untiled; overlapped tiles: one per participant with rows),
+  /// and their height in outermost indices (cache tiles only).
   std::size_t last_tiles() const noexcept;
   int last_tile_rows() const noexcept;
   const ContextOptions& options() const noexcept;

@@ -414,6 +414,7 @@ class LoopOf final : public LoopRecord {
       : LoopRecord(std::move(loop), block.dims(), r), kernel_(std::move(kernel)),
         stored_(make_stored(std::index_sequence_for<A...>{}, args...)) {
     (add_use(block, args), ...);
+    reduces = (is_reduce_v<A> || ...);
     std::apply([&](auto&... s) { (s.bind(name), ...); }, stored_);
     std::apply([&](auto&... s) { (init_reduction(s), ...); }, stored_);
   }
@@ -588,6 +589,4 @@ void par_loop(K kernel, std::string name, Block& block, const Range& range, A...
 
 }  // namespace tessera::loops
 
-#if defined(__CUDACC__)
 #include <tessera/loops/detail/cuda_loop.hpp>
-#endif

@@ -39,7 +39,8 @@ struct TransferStats {
 };
 
 struct MemoryStats {
-  TransferStats transferred;           ///< every copy of every buffer, write-backs included
+  TransferStats transferred;           ///< bytes of every copy of every buffer, write-backs included
+  std::size_t copies = 0;              ///< the copies those bytes took (each costs a launch and a wait)
   std::size_t evictions = 0;           ///< device replicas freed to make room
   std::size_t bytes_written_back = 0;  ///< rows copied to the host because the evicted replica held the only valid copy
   /// Host Buffer::request calls whose future was not ready when made: device work (a kernel, a

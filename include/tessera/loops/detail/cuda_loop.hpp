@@ -7,6 +7,9 @@
 
 #include <tessera/loops/par_loop.hpp>
 
+// Only nvcc sees the kernels; par_loop.hpp declares the launch, which a host compiler's build
+// never calls (kernel_launch.hpp's cuda_body).
+#if defined(__CUDACC__)
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -86,3 +89,5 @@ const char* launch_loop_on_cuda(void* native_stream, const K& kernel, const Loop
 }
 
 }  // namespace tessera::loops::detail
+
+#endif  // __CUDACC__

@@ -59,6 +59,8 @@ struct LoopRecord {
   int dims;
   Range range;
   std::vector<DatUse> dats;
+  /// Whether it reduces into a handle: its sites must then run exactly once.
+  bool reduces = false;
   /// What the loop must move through memory at the least: each dataset argument's elements over
   /// the range once per direction (read, written, or both), as OPS counts effective bandwidth.
   std::uint64_t bytes_required = 0;
