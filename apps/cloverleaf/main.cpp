@@ -62,8 +62,8 @@ void write_hdf5(cloverleaf::Solver& solver, std::string path) {
   }
   try {
     const auto& d = solver.deck();
-    tessera::io::Hdf5Series out(path, {{std::size_t(solver.nx()), std::size_t(solver.ny())}, {d.xmin, d.ymin},
-                                       {solver.dx(), solver.dy()}});
+    tessera::io::Hdf5Series out(
+        path, {{std::size_t(solver.nx()), std::size_t(solver.ny())}, {d.xmin, d.ymin}, {solver.dx(), solver.dy()}});
     out.begin_step(solver.step(), solver.time());
     out.write("density", solver.interior_of(solver.density0()));
     out.write("energy", solver.interior_of(solver.energy0()));
@@ -95,9 +95,14 @@ int main(int argc, char** argv) {
         options.hybrid = true;
         continue;
       }
+      if (opt == "--overlapped") {
+        options.overlapped_tiles = true;
+        continue;
+      }
       if (opt == "--help" || opt == "-h") {
         std::printf(
-            "usage: tessera-cloverleaf [--deck FILE] [--devices host|sim:N|cuda] [--hybrid] [--tile-rows N]\n"
+            "usage: tessera-cloverleaf [--deck FILE] [--devices host|sim:N|cuda] [--hybrid] [--overlapped] "
+            "[--tile-rows N]\n"
             "                          [--steps N] [--summary-every N] [--png-every N] [--png-prefix P] [--hdf5 FILE]\n"
             "                          [--quiet]\n"
             "(--devices cuda needs tessera-cloverleaf-cuda, the nvcc build)\n");
@@ -105,20 +110,28 @@ int main(int argc, char** argv) {
       }
       if (a + 1 >= argc) throw tessera::Error("option " + std::string(opt) + " needs a value");
       const char* value = argv[++a];
-      if (opt == "--deck") deck_path = value;
-      else if (opt == "--devices") devices = value;
+      if (opt == "--deck")
+        deck_path = value;
+      else if (opt == "--devices")
+        devices = value;
       else if (opt == "--tile-rows") {
         options.tiled = true;
         options.tile_rows = count(opt, value);
-      } else if (opt == "--steps") steps = count(opt, value);
-      else if (opt == "--summary-every") summary_every = count(opt, value);
-      else if (opt == "--png-every") png_every = count(opt, value);
-      else if (opt == "--png-prefix") png_prefix = value;
-      else if (opt == "--hdf5") hdf5_path = value;
+      } else if (opt == "--steps")
+        steps = count(opt, value);
+      else if (opt == "--summary-every")
+        summary_every = count(opt, value);
+      else if (opt == "--png-every")
+        png_every = count(opt, value);
+      else if (opt == "--png-prefix")
+        png_prefix = value;
+      else if (opt == "--hdf5")
+        hdf5_path = value;
       else
-        throw tessera::Error("unknown option " + std::string(opt) +
-                             "; use --deck, --devices, --hybrid, --tile-rows (0: tiles sized from the cache), --steps, "
-                             "--summary-every, --png-every, --png-prefix, --hdf5, --quiet");
+        throw tessera::Error(
+            "unknown option " + std::string(opt) +
+            "; use --deck, --devices, --hybrid, --overlapped, --tile-rows (0: tiles sized from the cache), --steps, "
+            "--summary-every, --png-every, --png-prefix, --hdf5, --quiet");
     }
     deck = deck_path.empty() ? cloverleaf::parse_deck_text(cloverleaf::default_deck_text, "built-in clover.in_default")
                              : cloverleaf::read_deck(deck_path);
@@ -138,9 +151,9 @@ int main(int argc, char** argv) {
     auto set = tessera::DeviceSet::select(devices);
     tessera::Executor executor;
     tessera::loops::Context context(set, executor, options);
-    std::printf("CloverLeaf 2-D on tessera loops: %s, %d x %d cells, devices %s%s\n",
+    std::printf("CloverLeaf 2-D on tessera loops: %s, %d x %d cells, devices %s%s%s\n",
                 deck_path.empty() ? "built-in clover.in_default" : deck_path.c_str(), deck.x_cells, deck.y_cells,
-                devices.c_str(), options.tiled ? ", tiled" : "");
+                devices.c_str(), options.tiled ? ", tiled" : "", options.overlapped_tiles ? ", overlapped tiles" : "");
     cloverleaf::Solver solver(context, deck);
     print_summary(solver.field_summary());
     bool png_warned = false;
@@ -162,12 +175,14 @@ int main(int argc, char** argv) {
     const double wall = std::chrono::duration<double>(clock::now() - start).count();
     print_summary(final_summary);
     const double cell_steps = double(deck.x_cells) * deck.y_cells * solver.step();
-    std::printf("Calculation complete: %d steps, wall clock %.3f s (first step %.3f s), %.2f ms per step, "
-                "%.3e cell-steps/s\n",
-                solver.step(), wall, first_step, solver.step() > 0 ? 1e3 * wall / solver.step() : 0.0,
-                wall > 0 ? cell_steps / wall : 0.0);
+    std::printf(
+        "Calculation complete: %d steps, wall clock %.3f s (first step %.3f s), %.2f ms per step, "
+        "%.3e cell-steps/s\n",
+        solver.step(), wall, first_step, solver.step() > 0 ? 1e3 * wall / solver.step() : 0.0,
+        wall > 0 ? cell_steps / wall : 0.0);
     std::printf("Loops run: %zu in %zu chain graphs built", context.executed(), context.graphs_built());
-    if (options.tiled) std::printf(", last chain in %zu tiles of %d rows", context.last_tiles(), context.last_tile_rows());
+    if (options.tiled)
+      std::printf(", last chain in %zu tiles of %d rows", context.last_tiles(), context.last_tile_rows());
     std::printf("\n");
     if (!hdf5_path.empty()) write_hdf5(solver, hdf5_path);
 

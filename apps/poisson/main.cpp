@@ -4,6 +4,7 @@
 //   tessera-poisson --devices sim:4
 //   tessera-poisson --tile-rows 4     (cache-blocked chains on the host)
 //   tessera-poisson --devices sim:2:speed=1,4 --hybrid   (CPU workers beside the devices, balanced)
+//   tessera-poisson --devices sim:2 --hybrid --overlapped   (one overlapped tile per participant a chain)
 //   tessera-poisson-cuda --devices cuda [--hybrid]      (the nvcc build, main_cuda.cu: loops run as GPU kernels)
 #include "poisson.hpp"
 
@@ -39,18 +40,28 @@ int main(int argc, char** argv) {
         options.hybrid = true;
         continue;
       }
+      if (opt == "--overlapped") {
+        options.overlapped_tiles = true;
+        continue;
+      }
       if (a + 1 >= argc) throw tessera::Error("option " + std::string(opt) + " needs a value");
       const char* value = argv[++a];
-      if (opt == "--sizex") p.nx = positive(opt, value);
-      else if (opt == "--sizey") p.ny = positive(opt, value);
-      else if (opt == "--iters") p.iterations = positive(opt, value);
-      else if (opt == "--devices") devices = value;
+      if (opt == "--sizex")
+        p.nx = positive(opt, value);
+      else if (opt == "--sizey")
+        p.ny = positive(opt, value);
+      else if (opt == "--iters")
+        p.iterations = positive(opt, value);
+      else if (opt == "--devices")
+        devices = value;
       else if (opt == "--tile-rows") {
         options.tiled = true;
         options.tile_rows = positive(opt, value);
       } else
-        throw tessera::Error("unknown option " + std::string(opt) +
-                             "; use --sizex, --sizey, --iters, --devices, --tile-rows (0: tiles sized from the cache), --hybrid");
+        throw tessera::Error(
+            "unknown option " + std::string(opt) +
+            "; use --sizex, --sizey, --iters, --devices, --tile-rows (0: tiles sized from the cache), --hybrid, "
+            "--overlapped");
     }
     if (p.nx == 0 || p.ny == 0) throw tessera::Error("--sizex and --sizey must be at least 1");
     auto set = tessera::DeviceSet::select(devices);

@@ -52,9 +52,9 @@ inline double solve(tl::Context& context, const Problem& p) {
     tl::par_loop(
         [] TESSERA_HOST_DEVICE(tl::Acc<double> out, tl::Acc<const double> in, tl::Acc<const double> ff,
                                const double& dx, const double& dy) {
-          out(0, 0) = ((in(-1, 0) + in(1, 0)) * dx * dx + (in(0, -1) + in(0, 1)) * dy * dy -
-                       dx * dx * dy * dy * ff(0, 0)) /
-                      (2.0 * (dx * dx + dy * dy));
+          out(0, 0) =
+              ((in(-1, 0) + in(1, 0)) * dx * dx + (in(0, -1) + in(0, 1)) * dy * dy - dx * dx * dy * dy * ff(0, 0)) /
+              (2.0 * (dx * dx + dy * dy));
         },
         "jacobi", grid, interior, tl::write(u2, zero), tl::read(u, five), tl::read(f, zero), tl::gbl(p.dx),
         tl::gbl(p.dy));

@@ -21,7 +21,8 @@ Balancer::Balancer(std::vector<std::string> participants, double rate, double th
 std::vector<int> Balancer::ideal(const LoopBalance& loop, int rows) const {
   const std::size_t n = participants_.size();
   std::vector<double> weight(n, 1.0);
-  const bool measured = std::all_of(loop.seconds_per_row.begin(), loop.seconds_per_row.end(), [](double s) { return s > 0; });
+  const bool measured =
+      std::all_of(loop.seconds_per_row.begin(), loop.seconds_per_row.end(), [](double s) { return s > 0; });
   if (measured)
     for (std::size_t p = 0; p < n; ++p) weight[p] = 1.0 / loop.seconds_per_row[p];
   double total = 0;
@@ -61,7 +62,8 @@ const std::vector<int>& Balancer::split(const std::string& key, int rows) {
       for (std::size_t p = 0; p < split.size(); ++p) t = std::max(t, split[p] * loop.seconds_per_row[p]);
       return t;
     };
-    const bool measured = std::all_of(loop.seconds_per_row.begin(), loop.seconds_per_row.end(), [](double s) { return s > 0; });
+    const bool measured =
+        std::all_of(loop.seconds_per_row.begin(), loop.seconds_per_row.end(), [](double s) { return s > 0; });
     change = measured && next != loop.split && finish(next) <= (1.0 - threshold_) * finish(loop.split);
   }
   if (change) {
@@ -94,7 +96,8 @@ void Balancer::measured(const std::string& key, const std::vector<int>& rows, co
 bool Balancer::has_rates(const std::string& key) const {
   const auto it = loops_.find(key);
   return it != loops_.end() && !it->second.seconds_per_row.empty() &&
-         std::all_of(it->second.seconds_per_row.begin(), it->second.seconds_per_row.end(), [](double s) { return s > 0; });
+         std::all_of(it->second.seconds_per_row.begin(), it->second.seconds_per_row.end(),
+                     [](double s) { return s > 0; });
 }
 
 std::vector<int> Balancer::last_split(const std::string& key) const {

@@ -9,8 +9,8 @@
 #include <tessera/core/error.hpp>
 #include <tessera/device/device.hpp>
 #include <tessera/device/device_set.hpp>
-#include <tessera/device/topology.hpp>
 #include <tessera/device/stream.hpp>
+#include <tessera/device/topology.hpp>
 #include <tessera/exec/access_graph.hpp>
 #include <tessera/exec/detail/kernel_launch.hpp>
 #include <tessera/loops/block.hpp>
@@ -53,8 +53,8 @@ class ChainState {
   // accelerator), every loop's split among them, and each slab node's measured run.
   static constexpr std::size_t host_participant = ~std::size_t{0};
   std::unique_ptr<Balancer> balancer;
-  std::vector<std::size_t> participant_device;  // accelerator index, or host_participant
-  std::vector<std::vector<int>> splits;         // per loop of the chain being run
+  std::vector<std::size_t> participant_device;         // accelerator index, or host_participant
+  std::vector<std::vector<int>> splits;                // per loop of the chain being run
   std::map<std::string, std::vector<int>> last_split;  // by loop name, as last run
   // When the chain runs as overlapped tiles (ContextOptions::overlapped_tiles): participant p
   // owns outermost indices [overlap_cuts[p], overlap_cuts[p + 1]), and runs overlap_tiles[p].
@@ -63,7 +63,7 @@ class ChainState {
   struct SlabTime {
     std::size_t loop = 0, participant = 0;
     int rows = 0;
-    double seconds = 0;  // the host's clock for CPU slabs, the device's for device slabs
+    double seconds = 0;                   // the host's clock for CPU slabs, the device's for device slabs
     std::function<double()> gpu_seconds;  // a GPU slab's, read once the chain has run
   };
 
@@ -214,7 +214,9 @@ bool plan_overlapped_tiles(ChainState& st, const std::vector<std::unique_ptr<Loo
 /// Buffer rows participant p owns of `u`'s buffer in an overlapped chain.
 RowRange owned_rows(const ChainState& st, std::size_t p, const DatUse& u) {
   const std::size_t n = st.overlap_cuts.size() - 1, rows = u.buffer.rows();
-  auto row = [&](int outer) { return std::size_t(std::clamp<std::int64_t>(std::int64_t(outer) - u.first_row, 0, std::int64_t(rows))); };
+  auto row = [&](int outer) {
+    return std::size_t(std::clamp<std::int64_t>(std::int64_t(outer) - u.first_row, 0, std::int64_t(rows)));
+  };
   return {p == 0 ? 0 : row(st.overlap_cuts[p]), p + 1 == n ? rows : row(st.overlap_cuts[p + 1])};
 }
 
@@ -233,7 +235,8 @@ std::size_t add_overlapped_tiles(ChainState& st, AccessGraph& g, const std::vect
   std::vector<Used> buffers;  // each buffer the chain touches, once
   for (const auto& loop : loops)
     for (const DatUse& u : loop->dats) {
-      auto it = std::find_if(buffers.begin(), buffers.end(), [&](const Used& b) { return b.use->buffer.key() == u.buffer.key(); });
+      auto it = std::find_if(buffers.begin(), buffers.end(),
+                             [&](const Used& b) { return b.use->buffer.key() == u.buffer.key(); });
       if (it == buffers.end()) it = buffers.insert(buffers.end(), Used{&u, false});
       it->written = it->written || u.access != Access::read;
     }
@@ -253,7 +256,8 @@ std::size_t add_overlapped_tiles(ChainState& st, AccessGraph& g, const std::vect
     for (const Used& b : buffers) {
       const std::optional<RowRange> in = input_of(p, b.use->buffer.key());
       RowRange rows = b.written ? owned_rows(st, p, *b.use) : RowRange{0, 0};
-      if (in) rows = rows.begin < rows.end ? RowRange{std::min(rows.begin, in->begin), std::max(rows.end, in->end)} : *in;
+      if (in)
+        rows = rows.begin < rows.end ? RowRange{std::min(rows.begin, in->begin), std::max(rows.end, in->end)} : *in;
       if (rows.begin < rows.end) exchange.emplace_back(b.use->buffer, Access::read, rows);
     }
     if (exchange.empty()) continue;
@@ -261,8 +265,8 @@ std::size_t add_overlapped_tiles(ChainState& st, AccessGraph& g, const std::vect
     if (st.participant_device[p] == ChainState::host_participant)
       exchanges.push_back(&g.host(name, std::move(exchange), [](const NodeData&) {}));
     else
-      exchanges.push_back(
-          &g.device(st.devices.accelerator(st.participant_device[p]), name, std::move(exchange), [](const NodeData&) {}));
+      exchanges.push_back(&g.device(st.devices.accelerator(st.participant_device[p]), name, std::move(exchange),
+                                    [](const NodeData&) {}));
   }
   ChainState* chain = &st;
   std::size_t tiles = 0;
@@ -292,7 +296,8 @@ std::size_t add_overlapped_tiles(ChainState& st, AccessGraph& g, const std::vect
     std::vector<TileLoop> runs;
     const bool on_host = st.participant_device[p] == ChainState::host_participant;
     const std::size_t host_slab = times->size();
-    if (on_host) times->push_back(ChainState::SlabTime{0, p, st.overlap_cuts[p + 1] - st.overlap_cuts[p], 0.0, nullptr});
+    if (on_host)
+      times->push_back(ChainState::SlabTime{0, p, st.overlap_cuts[p + 1] - st.overlap_cuts[p], 0.0, nullptr});
     for (std::size_t l = 0; l < loops.size(); ++l) {
       const OverlappedTile::Rows rows = st.overlap_tiles[p].loops[l];
       if (rows.begin >= rows.end) continue;
@@ -328,18 +333,22 @@ std::size_t add_overlapped_tiles(ChainState& st, AccessGraph& g, const std::vect
               std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
       });
     } else {
-      tile = &g.device(st.devices.accelerator(st.participant_device[p]), name, std::move(declared), [chain, times, runs](const NodeData& d) {
-        Stream& stream = d.stream();
-        for (const TileLoop& r : runs) {
-          LoopRecord* loop = chain->current[r.index];
-          const std::vector<void*> bases = bases_of(d, r.slots);
-          const std::size_t slab = r.slab;
-          tessera::detail::launch_on_stream_timed(
-              stream, [loop] { return loop->name; }, [loop, r, bases] { loop->run(r.begin, r.end, bases.data()); },
-              [times, slab](std::chrono::nanoseconds t) { (*times)[slab].seconds = std::chrono::duration<double>(t).count(); },
-              [&](void*) { loop->launch_cuda(stream, r.begin, r.end, bases.data(), &(*times)[slab].gpu_seconds); });
-        }
-      });
+      tile = &g.device(
+          st.devices.accelerator(st.participant_device[p]), name, std::move(declared),
+          [chain, times, runs](const NodeData& d) {
+            Stream& stream = d.stream();
+            for (const TileLoop& r : runs) {
+              LoopRecord* loop = chain->current[r.index];
+              const std::vector<void*> bases = bases_of(d, r.slots);
+              const std::size_t slab = r.slab;
+              tessera::detail::launch_on_stream_timed(
+                  stream, [loop] { return loop->name; }, [loop, r, bases] { loop->run(r.begin, r.end, bases.data()); },
+                  [times, slab](std::chrono::nanoseconds t) {
+                    (*times)[slab].seconds = std::chrono::duration<double>(t).count();
+                  },
+                  [&](void*) { loop->launch_cuda(stream, r.begin, r.end, bases.data(), &(*times)[slab].gpu_seconds); });
+            }
+          });
     }
     for (Node* e : exchanges) e->precede(*tile);
   }
@@ -468,6 +477,10 @@ Context::Context(DeviceSet& devices, Executor& executor, const ContextOptions& o
   if (options.inline_sites < 0)
     throw Error("loops::ContextOptions: inline_sites " + std::to_string(options.inline_sites) +
                 "; give a site count, or 0 to send every chain to the workers");
+  if (options.overlapped_tiles && devices.num_accelerators() == 0)
+    throw Error(
+        "loops::ContextOptions: overlapped_tiles needs accelerators (sim:N or cuda) to share the chain with; "
+        "on the host alone use tiled for cache blocking");
   if (devices.num_accelerators() > 0) {
     std::vector<std::string> names;
     detail::ChainState& st = *state_;
@@ -500,7 +513,8 @@ std::vector<Share> Context::split_of(const std::string& loop) const {
   if (!state_->balancer) return out;
   const auto it = state_->last_split.find(loop);
   if (it == state_->last_split.end()) return out;
-  for (std::size_t p = 0; p < it->second.size(); ++p) out.push_back(Share{state_->balancer->participants()[p], it->second[p]});
+  for (std::size_t p = 0; p < it->second.size(); ++p)
+    out.push_back(Share{state_->balancer->participants()[p], it->second[p]});
   return out;
 }
 
@@ -513,7 +527,8 @@ void Context::execute() {
   std::vector<std::unique_ptr<detail::LoopRecord>> loops = std::move(st.loops);
   st.loops.clear();
   st.current.clear();
-  if (st.devices.num_accelerators() == 0 && !st.options.tiled && detail::largest_loop(loops) <= st.options.inline_sites) {
+  if (st.devices.num_accelerators() == 0 && !st.options.tiled &&
+      detail::largest_loop(loops) <= st.options.inline_sites) {
     detail::run_inline(loops);
     for (const auto& loop : loops) {
       loop->finish();
@@ -559,7 +574,8 @@ void Context::execute() {
       const detail::LoopRecord& big = **largest;
       if (st.balancer->has_rates(big.name)) {
         cuts.push_back(big.outer_begin());
-        for (int rows : st.balancer->split(big.name, big.outer_end() - big.outer_begin())) cuts.push_back(cuts.back() + rows);
+        for (int rows : st.balancer->split(big.name, big.outer_end() - big.outer_begin()))
+          cuts.push_back(cuts.back() + rows);
       }
     }
     for (const auto& loop : loops) {
@@ -568,7 +584,8 @@ void Context::execute() {
       } else {
         std::vector<int>& parts = st.splits.emplace_back();
         for (std::size_t p = 0; p + 1 < cuts.size(); ++p)
-          parts.push_back(std::max(0, std::min(cuts[p + 1], loop->outer_end()) - std::max(cuts[p], loop->outer_begin())));
+          parts.push_back(
+              std::max(0, std::min(cuts[p + 1], loop->outer_end()) - std::max(cuts[p], loop->outer_begin())));
       }
       st.last_split[loop->name] = st.splits.back();
       for (int rows : st.splits.back()) {
@@ -593,8 +610,10 @@ void Context::execute() {
     throw;
   }
   st.current.clear();
-  if (overlapped && st.options.balance) detail::record_overlapped_times(st, chain.times);
-  else if (st.balancer && st.options.balance) detail::record_times(st, chain.times, loops);
+  if (overlapped && st.options.balance)
+    detail::record_overlapped_times(st, chain.times);
+  else if (st.balancer && st.options.balance)
+    detail::record_times(st, chain.times, loops);
   for (const auto& loop : loops) {
     loop->finish();
     st.bytes_required += loop->bytes_required;
@@ -620,36 +639,38 @@ void Context::build(const std::vector<std::unique_ptr<detail::LoopRecord>>& loop
     const std::size_t slab = times->size();
     if (timed) times->push_back(detail::ChainState::SlabTime{index, participant, hi - lo, 0.0, nullptr});
     if (device == detail::ChainState::host_participant) {
-      g.host(loop.name, std::move(a.declared), [chain, times, index, lo, hi, slot = a.slot, timed, slab](const NodeData& d) {
-        const std::vector<void*> bases = detail::bases_of(d, slot);
-        if (!timed) return chain->current[index]->run(lo, hi, bases.data());
-        const auto begin = std::chrono::steady_clock::now();
-        chain->current[index]->run(lo, hi, bases.data());
-        (*times)[slab].seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
-      });
+      g.host(loop.name, std::move(a.declared),
+             [chain, times, index, lo, hi, slot = a.slot, timed, slab](const NodeData& d) {
+               const std::vector<void*> bases = detail::bases_of(d, slot);
+               if (!timed) return chain->current[index]->run(lo, hi, bases.data());
+               const auto begin = std::chrono::steady_clock::now();
+               chain->current[index]->run(lo, hi, bases.data());
+               (*times)[slab].seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
+             });
     } else {
       // A GPU runs the slab as a kernel of the loop's own (launch_cuda); a simulated device runs
       // the CPU body on its stream, its time taken by the device's clock.
       const bool gpu_timed = timed && st.options.balance;
-      g.device(st.devices.accelerator(device), loop.name, std::move(a.declared),
-               [chain, times, index, lo, hi, slot = a.slot, timed, gpu_timed, slab](const NodeData& d) {
-                 detail::LoopRecord* l = chain->current[index];
-                 const std::vector<void*> bases = detail::bases_of(d, slot);
-                 Stream& stream = d.stream();
-                 auto label = [l] { return l->name; };
-                 auto cpu = [l, lo, hi, bases] { l->run(lo, hi, bases.data()); };
-                 auto gpu = [&](void*) {
-                   l->launch_cuda(stream, lo, hi, bases.data(), gpu_timed ? &(*times)[slab].gpu_seconds : nullptr);
-                 };
-                 if (!timed) return tessera::detail::launch_on_stream(stream, label, std::move(cpu), gpu);
-                 tessera::detail::launch_on_stream_timed(
-                     stream, label, std::move(cpu),
-                     [times, slab](std::chrono::nanoseconds t) {
-                       (*times)[slab].seconds = std::chrono::duration<double>(t).count();
-                     },
-                     gpu);
-               },
-               lane);
+      g.device(
+          st.devices.accelerator(device), loop.name, std::move(a.declared),
+          [chain, times, index, lo, hi, slot = a.slot, timed, gpu_timed, slab](const NodeData& d) {
+            detail::LoopRecord* l = chain->current[index];
+            const std::vector<void*> bases = detail::bases_of(d, slot);
+            Stream& stream = d.stream();
+            auto label = [l] { return l->name; };
+            auto cpu = [l, lo, hi, bases] { l->run(lo, hi, bases.data()); };
+            auto gpu = [&](void*) {
+              l->launch_cuda(stream, lo, hi, bases.data(), gpu_timed ? &(*times)[slab].gpu_seconds : nullptr);
+            };
+            if (!timed) return tessera::detail::launch_on_stream(stream, label, std::move(cpu), gpu);
+            tessera::detail::launch_on_stream_timed(
+                stream, label, std::move(cpu),
+                [times, slab](std::chrono::nanoseconds t) {
+                  (*times)[slab].seconds = std::chrono::duration<double>(t).count();
+                },
+                gpu);
+          },
+          lane);
     }
   };
   const std::size_t host = detail::ChainState::host_participant;
@@ -683,8 +704,10 @@ void Context::build(const std::vector<std::unique_ptr<detail::LoopRecord>>& loop
       at = hi;
       auto part = [&](int a, int z, std::size_t lane) {
         if (a >= z) return;
-        if (st.participant_device[p] == host) add_host_rows(l, a, z, p);
-        else add(l, a, z, st.participant_device[p], p, lane);
+        if (st.participant_device[p] == host)
+          add_host_rows(l, a, z, p);
+        else
+          add(l, a, z, st.participant_device[p], p, lane);
       };
       const int inner_lo = lo > loops[l]->outer_begin() ? lo + reach : lo;
       const int inner_hi = hi < loops[l]->outer_end() ? hi - reach : hi;
@@ -705,9 +728,9 @@ void Context::build(const std::vector<std::unique_ptr<detail::LoopRecord>>& loop
     // device's rows, and what is left of each loop runs loop by loop beside the devices' parts
     // (as a last tile would: the skew keeps it apart from the tiles before).
     const std::vector<int> shift = detail::tile_shifts(loops);
-    const int rows = st.options.tile_rows > 0
-                         ? st.options.tile_rows
-                         : detail::auto_tile_rows(loops, st.options.tile_bytes, *std::max_element(shift.begin(), shift.end()));
+    const int rows = st.options.tile_rows > 0 ? st.options.tile_rows
+                                              : detail::auto_tile_rows(loops, st.options.tile_bytes,
+                                                                       *std::max_element(shift.begin(), shift.end()));
     int first = loops[0]->outer_begin(), last = loops[0]->outer_end(), max_shift = 0, max_reach = 0;
     std::vector<int> host_end(loops.size());
     for (std::size_t l = 0; l < loops.size(); ++l) {
@@ -727,7 +750,8 @@ void Context::build(const std::vector<std::unique_ptr<detail::LoopRecord>>& loop
     } else {
       std::int64_t edge = std::numeric_limits<std::int64_t>::max();
       for (std::size_t l = 0; l < loops.size(); ++l)
-        if (st.splits[l][0] > 0 && host_end[l] < loops[l]->outer_end()) edge = std::min<std::int64_t>(edge, host_end[l] - max_reach);
+        if (st.splits[l][0] > 0 && host_end[l] < loops[l]->outer_end())
+          edge = std::min<std::int64_t>(edge, host_end[l] - max_reach);
       if (edge == std::numeric_limits<std::int64_t>::max()) edge = last + max_shift;
       tiles = std::max<std::int64_t>(0, (edge - first) / rows);
     }
@@ -742,8 +766,10 @@ void Context::build(const std::vector<std::unique_ptr<detail::LoopRecord>>& loop
     st.last_tile_rows = rows;
   } else {
     for (std::size_t l = 0; l < loops.size(); ++l) {
-      if (!st.balancer) add_host_rows(l, loops[l]->outer_begin(), loops[l]->outer_end(), 0);
-      else add_parts(l, loops[l]->outer_begin());
+      if (!st.balancer)
+        add_host_rows(l, loops[l]->outer_begin(), loops[l]->outer_end(), 0);
+      else
+        add_parts(l, loops[l]->outer_begin());
     }
   }
   st.built.insert(st.built.begin(), std::move(built));

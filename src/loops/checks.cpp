@@ -78,6 +78,12 @@ Block::Block(Context& context, int dims, std::string name) : context_(&context),
 
 namespace detail {
 
+void throw_record_on_1d(const std::string& dataset) {
+  throw Error("Dataset '" + dataset +
+              "': a Record dataset needs a block of 2 or 3 dimensions (its layout lays sites out along x within a "
+              "row of the outermost dimension); on a 1-D block use one Dataset per member");
+}
+
 const Shape& checked_shape(const std::string& dataset, int dims, const Shape& s) {
   for (int d = 0; d < 3; ++d) {
     const std::string where = "Dataset '" + dataset + "', dimension " + std::to_string(d) + ": ";
@@ -148,11 +154,12 @@ void check_strided_arg(const std::string& loop, const Block& block, const Range&
     const int lo = stencil.map(d, range.begin[d]) + s.low(d), hi = stencil.map(d, range.end[d] - 1) + s.high(d);
     if (lo < first[d] || hi >= last[d])
       throw Error(where + "the range [" + std::to_string(range.begin[d]) + ", " + std::to_string(range.end[d]) +
-                  ") in dimension " + std::to_string(d) + " through " + (stencil.divides() ? "prolongation" : "strided") +
-                  " stencil '" + s.name() + "' (stride " + std::to_string(stencil.stride()[d]) + ", offsets " +
-                  std::to_string(s.low(d)) + " to " + std::to_string(s.high(d)) + ") reaches [" + std::to_string(lo) +
-                  ", " + std::to_string(hi + 1) + "), outside the dataset and its halo [" + std::to_string(first[d]) +
-                  ", " + std::to_string(last[d]) + ")");
+                  ") in dimension " + std::to_string(d) + " through " +
+                  (stencil.divides() ? "prolongation" : "strided") + " stencil '" + s.name() + "' (stride " +
+                  std::to_string(stencil.stride()[d]) + ", offsets " + std::to_string(s.low(d)) + " to " +
+                  std::to_string(s.high(d)) + ") reaches [" + std::to_string(lo) + ", " + std::to_string(hi + 1) +
+                  "), outside the dataset and its halo [" + std::to_string(first[d]) + ", " + std::to_string(last[d]) +
+                  ")");
   }
 }
 

@@ -58,7 +58,8 @@ std::optional<OverlappedTile> overlapped_tile(const std::vector<std::unique_ptr<
   }
   for (const auto& [key, span] : needed)
     if (!span.empty())
-      tile.inputs.push_back({key, RowRange{std::size_t(span.begin - first_row[key]), std::size_t(span.end - first_row[key])}});
+      tile.inputs.push_back(
+          {key, RowRange{std::size_t(span.begin - first_row[key]), std::size_t(span.end - first_row[key])}});
   return tile;
 }
 

@@ -21,7 +21,7 @@ struct OverlappedTile {
   std::vector<Rows> loops;  // per loop of the chain
   struct Input {
     const void* buffer;  // Buffer::key()
-    RowRange rows;         // buffer rows whose values from before the chain the tile reads
+    RowRange rows;       // buffer rows whose values from before the chain the tile reads
   };
   std::vector<Input> inputs;
 };

@@ -23,9 +23,9 @@ namespace tl = tessera::loops;
 constexpr int kN = 24, kDats = 3;
 
 struct LoopSpec {
-  int out;               // dataset written
-  int in;                // dataset read through a stencil (may equal out for an rw loop: then offsets are 0)
-  bool rw;               // out is read-written (out += ...), else written
+  int out;  // dataset written
+  int in;   // dataset read through a stencil (may equal out for an rw loop: then offsets are 0)
+  bool rw;  // out is read-written (out += ...), else written
   std::vector<tl::Offset> points;
   tl::Range range;
   double c;
@@ -42,7 +42,8 @@ std::vector<LoopSpec> random_chain(unsigned seed) {
     s.rw = rng() % 3 == 0;
     const int reach = s.in == s.out ? 0 : int(rng() % 3);  // a loop never reads neighbours of what it writes
     s.points = {{0, 0, 0}};
-    for (int p = 0; p < 3; ++p) s.points.push_back({int(rng() % (2 * reach + 1)) - reach, int(rng() % (2 * reach + 1)) - reach, 0});
+    for (int p = 0; p < 3; ++p)
+      s.points.push_back({int(rng() % (2 * reach + 1)) - reach, int(rng() % (2 * reach + 1)) - reach, 0});
     const int y0 = int(rng() % 6), y1 = kN - int(rng() % 6), x0 = int(rng() % 4);
     s.range = tl::Range::of(2, {x0, kN, y0, y1});
     s.c = 0.25 + 0.01 * l;
@@ -76,11 +77,13 @@ std::vector<std::vector<double>> run_chain(const std::vector<LoopSpec>& chain, c
       tl::par_loop([c = s.c](tl::Acc<double> v) { v(0, 0) = c * v(0, 0) + 1.0; }, "self", block, s.range,
                    tl::rw(*dats[s.out], site));
     } else if (s.rw) {
-      tl::par_loop([p = s.points, c = s.c, sum4](tl::Acc<double> o, tl::Acc<const double> v) { o(0, 0) += c * sum4(v, p); },
-                   "add", block, s.range, tl::rw(*dats[s.out], site), tl::read(*dats[s.in], st));
+      tl::par_loop(
+          [p = s.points, c = s.c, sum4](tl::Acc<double> o, tl::Acc<const double> v) { o(0, 0) += c * sum4(v, p); },
+          "add", block, s.range, tl::rw(*dats[s.out], site), tl::read(*dats[s.in], st));
     } else {
-      tl::par_loop([p = s.points, c = s.c, sum4](tl::Acc<double> o, tl::Acc<const double> v) { o(0, 0) = c * sum4(v, p); },
-                   "set", block, s.range, tl::write(*dats[s.out], site), tl::read(*dats[s.in], st));
+      tl::par_loop(
+          [p = s.points, c = s.c, sum4](tl::Acc<double> o, tl::Acc<const double> v) { o(0, 0) = c * sum4(v, p); },
+          "set", block, s.range, tl::write(*dats[s.out], site), tl::read(*dats[s.in], st));
     }
   }
   context.execute();
@@ -98,7 +101,8 @@ TEST(LoopsTiling, RandomChainsTiledEqualUntiledBitForBit) {
       std::size_t tiles = 0;
       const auto got = run_chain(chain, {.tiled = true, .tile_rows = rows, .tile_bytes = 16 * 1024}, &tiles);
       EXPECT_GE(tiles, rows == 0 ? 1u : 3u) << "seed " << seed << " rows " << rows;
-      for (int d = 0; d < kDats; ++d) ASSERT_EQ(got[d], want[d]) << "seed " << seed << " tile rows " << rows << " d" << d;
+      for (int d = 0; d < kDats; ++d)
+        ASSERT_EQ(got[d], want[d]) << "seed " << seed << " tile rows " << rows << " d" << d;
     }
   }
 }
@@ -111,13 +115,13 @@ TEST(LoopsTiling, RandomChainsTiledInTheHostsHybridPartEqualUntiledBitForBit) {
     for (int rows : {1, 2})
       for (bool each_loop : {true, false}) {
         std::size_t tiles = 0;
-        const auto got = run_chain(chain,
-                                   {.tiled = true, .tile_rows = rows, .hybrid = true, .balance = false,
-                                    .split_each_loop = each_loop},
-                                   &tiles, "sim:2:16MiB");
+        const auto got = run_chain(
+            chain, {.tiled = true, .tile_rows = rows, .hybrid = true, .balance = false, .split_each_loop = each_loop},
+            &tiles, "sim:2:16MiB");
         EXPECT_GE(tiles, 1u) << "seed " << seed << " rows " << rows;
         for (int d = 0; d < kDats; ++d)
-          ASSERT_EQ(got[d], want[d]) << "seed " << seed << " tile rows " << rows << (each_loop ? "" : " per chain") << " d" << d;
+          ASSERT_EQ(got[d], want[d]) << "seed " << seed << " tile rows " << rows << (each_loop ? "" : " per chain")
+                                     << " d" << d;
       }
   }
 }
@@ -162,9 +166,9 @@ Transfers jacobi_chain(const tl::ContextOptions& options, const char* spec, int 
                tl::Range::of(2, {-1, n + 1, -1, n + 1}), tl::write(u, site), tl::idx());
   auto record = [&] {
     for (int s = 0; s < steps; ++s) {
-      tl::par_loop([](tl::Acc<double> o, tl::Acc<const double> i) {
-        o(0, 0) = 0.25 * (i(1, 0) + i(-1, 0) + i(0, 1) + i(0, -1));
-      }, "jacobi", grid, tl::Range::of(2, {0, n, 0, n}), tl::write(v, site), tl::read(u, five));
+      tl::par_loop([](tl::Acc<double> o,
+                      tl::Acc<const double> i) { o(0, 0) = 0.25 * (i(1, 0) + i(-1, 0) + i(0, 1) + i(0, -1)); },
+                   "jacobi", grid, tl::Range::of(2, {0, n, 0, n}), tl::write(v, site), tl::read(u, five));
       tl::par_loop([](tl::Acc<double> o, tl::Acc<const double> i) { o(0, 0) = i(0, 0); }, "copy", grid,
                    tl::Range::of(2, {0, n, 0, n}), tl::write(u, site), tl::read(v, site));
     }
@@ -210,12 +214,14 @@ TEST(LoopsOverlapped, AReducingLoopALaterLoopReadsAcrossTheCutRunsPerLoop) {
     const tl::Stencil site(2, {{0, 0, 0}}, "site");
     const tl::Stencil five(2, {{0, 0, 0}, {1, 0, 0}, {-1, 0, 0}, {0, 1, 0}, {0, -1, 0}}, "5pt");
     tl::Reduction<double> sum(context, tl::ReduceOp::inc, "sum");
-    tl::par_loop([](tl::Acc<double> v, const int* i, double& s) {
-      v(0, 0) = 0.5 * i[0] + 0.25 * i[1];
-      s += v(0, 0);
-    }, "fill and sum", grid, tl::Range::of(2, {-1, n + 1, -1, n + 1}), tl::write(a, site), tl::idx(), tl::reduce(sum));
-    tl::par_loop([](tl::Acc<double> o, tl::Acc<const double> v) { o(0, 0) = v(1, 0) + v(0, 1) - v(0, -1); }, "mix", grid,
-                 tl::Range::of(2, {0, n, 0, n}), tl::write(b, site), tl::read(a, five));
+    tl::par_loop(
+        [](tl::Acc<double> v, const int* i, double& s) {
+          v(0, 0) = 0.5 * i[0] + 0.25 * i[1];
+          s += v(0, 0);
+        },
+        "fill and sum", grid, tl::Range::of(2, {-1, n + 1, -1, n + 1}), tl::write(a, site), tl::idx(), tl::reduce(sum));
+    tl::par_loop([](tl::Acc<double> o, tl::Acc<const double> v) { o(0, 0) = v(1, 0) + v(0, 1) - v(0, -1); }, "mix",
+                 grid, tl::Range::of(2, {0, n, 0, n}), tl::write(b, site), tl::read(a, five));
     const double total = sum.get();
     *tiles = context.last_tiles();
     return std::make_pair(total, b.fetch());
@@ -233,8 +239,10 @@ TEST(LoopsOverlapped, PoissonPassesInOverlappedTilesOnUnequalDevices) {
   tessera::Executor executor;
   const poisson::Problem p{.nx = 61, .ny = 67, .iterations = 15};
   tl::Context plain(host, executor);
+  // DOC overlapped begin
   tl::Context overlapped(devices, executor, {.hybrid = true, .overlapped_tiles = true});
   EXPECT_EQ(poisson::solve(overlapped, p), poisson::solve(plain, p));
+  // DOC overlapped end
   tl::Context defaults(devices, executor, {.hybrid = true, .overlapped_tiles = true});
   EXPECT_LT(poisson::percent_off(poisson::solve(defaults, poisson::Problem{})), 0.001);
 }
@@ -260,6 +268,17 @@ TEST(LoopsTiling, ANegativeTileHeightIsAnError) {
     FAIL() << "no error";
   } catch (const tessera::Error& e) {
     EXPECT_NE(std::string(e.what()).find("tile_rows -2"), std::string::npos) << e.what();
+  }
+}
+
+TEST(LoopsOverlapped, OverlappedTilesWithoutAcceleratorsIsAnError) {
+  auto devices = tessera::DeviceSet::select("host");
+  tessera::Executor executor;
+  try {
+    tl::Context c(devices, executor, {.hybrid = true, .overlapped_tiles = true});
+    FAIL() << "no error";
+  } catch (const tessera::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("overlapped_tiles needs accelerators"), std::string::npos) << e.what();
   }
 }
 

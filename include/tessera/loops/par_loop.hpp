@@ -24,6 +24,9 @@
 #include <tessera/device/device.hpp>
 #include <tessera/device/stream.hpp>
 #include <tessera/exec/detail/kernel_launch.hpp>
+#include <tessera/layout/layout.hpp>
+#include <tessera/layout/layout_traits.hpp>
+#include <tessera/layout/record.hpp>
 #include <tessera/loops/block.hpp>
 #include <tessera/loops/dataset.hpp>
 #include <tessera/loops/detail/loop_record.hpp>
@@ -78,8 +81,9 @@ void check_strided_arg(const std::string& loop, const Block& block, const Range&
 
 /// A dataset argument as the kernel sees it at one site. T is const for read arguments.
 /// On a GPU the stencil is not checked (a kernel cannot throw there): run a checked build on
-/// the host or a sim device to find an offset outside the stencil.
-template <typename T>
+/// the host or a sim device to find an offset outside the stencil. L matters only for a Record T
+/// (below): its layout.
+template <typename T, Layout L = Contiguous>
 class Acc {
  public:
   TESSERA_HOST_DEVICE Acc(T* site, std::ptrdiff_t stride_y, std::ptrdiff_t stride_z, const detail::AccessCheck* check)
@@ -97,23 +101,66 @@ class Acc {
   [[maybe_unused]] const detail::AccessCheck* check_;
 };
 
-template <typename T, Mode M>
+/// A Record dataset's argument: u(dx, dy, dz) is a view of that site in the dataset's layout
+/// (read-only views for read arguments), e.g. `u(1, 0).velocity().x`.
+template <typename T, Layout L>
+requires RecordType<std::remove_const_t<T>>
+class Acc<T, L> {
+  using Traits = LayoutTraits<std::remove_const_t<T>, L>;
+
+ public:
+  using reference =
+      std::conditional_t<std::is_const_v<T>, typename Traits::const_view_type, typename Traits::view_type>;
+  /// `line`: the site's line of x; `x`: the site's place in it.
+  TESSERA_HOST_DEVICE Acc(std::byte* line, std::ptrdiff_t x, std::ptrdiff_t pitch, std::ptrdiff_t line_bytes,
+                          std::ptrdiff_t plane_bytes, const detail::AccessCheck* check)
+      : line_(line), x_(x), pitch_(pitch), line_bytes_(line_bytes), plane_bytes_(plane_bytes), check_(check) {}
+  TESSERA_HOST_DEVICE reference operator()(int dx, int dy = 0, int dz = 0) const {
+#if TESSERA_LOOPS_CHECKED && !TESSERA_ON_DEVICE
+    if (!check_->stencil->contains({dx, dy, dz})) detail::throw_off_stencil(*check_, dx, dy, dz);
+#endif
+    std::byte* line = line_ + dy * line_bytes_ + dz * plane_bytes_;
+    if constexpr (std::is_const_v<T>)
+      return Traits::read_at(line, x_ + dx, pitch_);
+    else
+      return Traits::at(line, x_ + dx, pitch_);
+  }
+
+ private:
+  std::byte* line_;
+  std::ptrdiff_t x_, pitch_, line_bytes_, plane_bytes_;
+  [[maybe_unused]] const detail::AccessCheck* check_;
+};
+
+template <typename T, Mode M, Layout L = Contiguous>
 struct DatArg {
-  Dataset<T>* dat;
+  Dataset<T, L>* dat;
   Stencil stencil;
 };
-template <typename T>
-DatArg<T, Mode::read> read(Dataset<T>& d, const Stencil& s) { return {&d, s}; }
-template <typename T>
-DatArg<T, Mode::write> write(Dataset<T>& d, const Stencil& s) { return {&d, s}; }
-template <typename T>
-DatArg<T, Mode::rw> rw(Dataset<T>& d, const Stencil& s) { return {&d, s}; }
-template <typename T>
-DatArg<T, Mode::inc> inc(Dataset<T>& d, const Stencil& s) { return {&d, s}; }
-template <typename T>
-DatArg<T, Mode::min> min(Dataset<T>& d, const Stencil& s) { return {&d, s}; }
-template <typename T>
-DatArg<T, Mode::max> max(Dataset<T>& d, const Stencil& s) { return {&d, s}; }
+template <typename T, Layout L>
+DatArg<T, Mode::read, L> read(Dataset<T, L>& d, const Stencil& s) {
+  return {&d, s};
+}
+template <typename T, Layout L>
+DatArg<T, Mode::write, L> write(Dataset<T, L>& d, const Stencil& s) {
+  return {&d, s};
+}
+template <typename T, Layout L>
+DatArg<T, Mode::rw, L> rw(Dataset<T, L>& d, const Stencil& s) {
+  return {&d, s};
+}
+template <typename T, Layout L>
+DatArg<T, Mode::inc, L> inc(Dataset<T, L>& d, const Stencil& s) {
+  return {&d, s};
+}
+template <typename T, Layout L>
+DatArg<T, Mode::min, L> min(Dataset<T, L>& d, const Stencil& s) {
+  return {&d, s};
+}
+template <typename T, Layout L>
+DatArg<T, Mode::max, L> max(Dataset<T, L>& d, const Stencil& s) {
+  return {&d, s};
+}
 
 /// A dataset read through a strided, restriction or prolongation stencil.
 template <typename T>
@@ -122,21 +169,25 @@ struct StridedArg {
   StridedStencil stencil;
 };
 template <typename T>
-StridedArg<T> read(Dataset<T>& d, const StridedStencil& s) { return {&d, s}; }
+requires(!RecordType<T>) StridedArg<T> read(Dataset<T>& d, const StridedStencil& s) { return {&d, s}; }
 
 template <typename T>
 struct GblArg {
   T value;
 };
 template <typename T>
-GblArg<T> gbl(const T& v) { return {v}; }
+GblArg<T> gbl(const T& v) {
+  return {v};
+}
 
 template <typename T>
 struct ReduceArg {
   std::shared_ptr<detail::ReductionState<T>> state;
 };
 template <typename T>
-ReduceArg<T> reduce(Reduction<T>& r) { return {r.state()}; }
+ReduceArg<T> reduce(Reduction<T>& r) {
+  return {r.state()};
+}
 
 struct IdxArg {};
 inline IdxArg idx() { return {}; }
@@ -210,10 +261,10 @@ class DevicePartials {
 template <typename A>
 struct Stored;
 
-template <typename T, Mode M>
-struct Stored<DatArg<T, M>> {
+template <typename T, Mode M, Layout L>
+requires(!RecordType<T>) struct Stored<DatArg<T, M, L>> {
   using Elem = std::conditional_t<M == Mode::read, const T, T>;
-  Stored(const DatArg<T, M>& a, std::size_t slot) : stencil(a.stencil), name(a.dat->name()), dat_index(slot) {
+  Stored(const DatArg<T, M, L>& a, std::size_t slot) : stencil(a.stencil), name(a.dat->name()), dat_index(slot) {
     const auto s = a.dat->strides();
     sy = s[1];
     sz = s[2];
@@ -250,6 +301,58 @@ struct Stored<DatArg<T, M>> {
   std::string name;
   std::size_t dat_index;
   std::ptrdiff_t sy = 0, sz = 0;
+  std::array<int, 3> first{};
+  AccessCheck check{};
+};
+
+template <typename T, Mode M, Layout L>
+requires RecordType<T>
+struct Stored<DatArg<T, M, L>> {
+  using Elem = std::conditional_t<M == Mode::read, const T, T>;
+  Stored(const DatArg<T, M, L>& a, std::size_t slot)
+      : stencil(a.stencil),
+        name(a.dat->name()),
+        dat_index(slot),
+        pitch(std::ptrdiff_t(a.dat->pitch())),
+        line_bytes(std::ptrdiff_t(a.dat->line_bytes())),
+        plane_bytes(line_bytes * a.dat->padded(1)) {
+    for (int d = 0; d < 3; ++d) first[d] = a.dat->first(d);
+  }
+  void bind(const std::string& loop) { check = AccessCheck{&loop, &name, &stencil}; }
+  struct Cursor {
+    std::byte* line;
+    std::ptrdiff_t x0, pitch, line_bytes, plane_bytes;
+    const AccessCheck* check;
+    Acc<Elem, L> at(int di, const int*) const {
+      return Acc<Elem, L>(line, x0 + di, pitch, line_bytes, plane_bytes, check);
+    }
+  };
+  Cursor cursor(void* const* bases, int i0, int j, int k, int) const {
+    return {static_cast<std::byte*>(bases[dat_index]) + (j - first[1]) * line_bytes + (k - first[2]) * plane_bytes,
+            i0 - first[0],
+            pitch,
+            line_bytes,
+            plane_bytes,
+            &check};
+  }
+  struct View {
+    std::byte* base;
+    std::ptrdiff_t pitch, line_bytes, plane_bytes;
+    int f0, f1, f2;
+    TESSERA_HOST_DEVICE void start(int) const {}
+    TESSERA_HOST_DEVICE Acc<Elem, L> at(int i, int j, int k, int, const int*) const {
+      return Acc<Elem, L>(base + (j - f1) * line_bytes + (k - f2) * plane_bytes, i - f0, pitch, line_bytes, plane_bytes,
+                          nullptr);
+    }
+  };
+  View view(void* const* bases, Stream&, int, int) const {
+    return {static_cast<std::byte*>(bases[dat_index]), pitch, line_bytes, plane_bytes, first[0], first[1], first[2]};
+  }
+
+  Stencil stencil;
+  std::string name;
+  std::size_t dat_index;
+  std::ptrdiff_t pitch, line_bytes, plane_bytes;
   std::array<int, 3> first{};
   AccessCheck check{};
 };
@@ -373,8 +476,8 @@ struct Stored<IdxArg> {
 
 template <typename A>
 inline constexpr bool is_dat_v = false;
-template <typename T, Mode M>
-inline constexpr bool is_dat_v<DatArg<T, M>> = true;
+template <typename T, Mode M, Layout L>
+inline constexpr bool is_dat_v<DatArg<T, M, L>> = true;
 template <typename A>
 inline constexpr bool is_strided_v = false;
 template <typename T>
@@ -387,9 +490,9 @@ inline constexpr bool is_reduce_v<ReduceArg<T>> = true;
 /// How many of the first N arguments are datasets: the slot of argument N among them.
 template <std::size_t N, typename... A>
 constexpr std::size_t dat_slot() {
-  if constexpr (N == 0) return 0;
-  std::size_t i = 0, n = 0;
-  ((n += (i++ < N && (is_dat_v<A> || is_strided_v<A>)) ? 1 : 0), ...);
+  constexpr bool is_dat[] = {(is_dat_v<A> || is_strided_v<A>)..., false};
+  std::size_t n = 0;
+  for (std::size_t i = 0; i < N; ++i) n += is_dat[i] ? 1 : 0;
   return n;
 }
 
@@ -411,7 +514,8 @@ template <typename K, typename Variant, typename... A>
 class LoopOf final : public LoopRecord {
  public:
   LoopOf(std::string loop, const Block& block, Range r, K kernel, const A&... args)
-      : LoopRecord(std::move(loop), block.dims(), r), kernel_(std::move(kernel)),
+      : LoopRecord(std::move(loop), block.dims(), r),
+        kernel_(std::move(kernel)),
         stored_(make_stored(std::index_sequence_for<A...>{}, args...)) {
     (add_use(block, args), ...);
     reduces = (is_reduce_v<A> || ...);
@@ -456,8 +560,8 @@ class LoopOf final : public LoopRecord {
       bounds.outer = dims - 1;
       bounds.lo[bounds.outer] = begin;
       bounds.hi[bounds.outer] = end;
-      const auto views = std::apply([&](auto&... s) { return std::make_tuple(s.view(bases, stream, begin, end)...); },
-                                    stored_);
+      const auto views =
+          std::apply([&](auto&... s) { return std::make_tuple(s.view(bases, stream, begin, end)...); }, stored_);
       const char* failed = std::apply(
           [&](const auto&... v) {
             return launch_loop_on_cuda<(is_reduce_v<A> || ...)>(native, kernel_, bounds, timer, v...);
@@ -481,7 +585,7 @@ class LoopOf final : public LoopRecord {
   template <typename B>
   void add_use(const Block& block, const B& a) {
     if constexpr (is_dat_v<B>) {
-      Dataset<typename std::remove_pointer_t<decltype(a.dat)>::value_type>& d = *a.dat;
+      auto& d = *a.dat;
       const bool writes = !std::is_const_v<typename Stored<B>::Elem>;
       std::array<int, 3> first{}, last{};
       for (int k = 0; k < 3; ++k) {
@@ -489,13 +593,13 @@ class LoopOf final : public LoopRecord {
         last[k] = d.last(k);
       }
       check_dat_arg(name, block, range, d.block(), d.name(), a.stencil, writes, first, last);
-      bytes_required += sites() * sizeof(typename std::remove_pointer_t<decltype(a.dat)>::value_type) *
-                        (is_write_only(a) || !writes ? 1u : 2u);
+      bytes_required += sites() * d.site_bytes() * (is_write_only(a) || !writes ? 1u : 2u);
       Access access = writes ? Access::read_write : Access::read;
       if (is_write_only(a)) {
         // Whole rows written: the old values need not reach the device that writes them.
         bool whole_rows = true;
-        for (int k = 0; k + 1 < dims; ++k) whole_rows = whole_rows && range.begin[k] == first[k] && range.end[k] == last[k];
+        for (int k = 0; k + 1 < dims; ++k)
+          whole_rows = whole_rows && range.begin[k] == first[k] && range.end[k] == last[k];
         if (whole_rows) access = Access::write;
       }
       const int od = dims - 1;
@@ -515,8 +619,10 @@ class LoopOf final : public LoopRecord {
                             a.stencil.divides()});
     }
   }
-  template <typename T, Mode M>
-  static constexpr bool is_write_only(const DatArg<T, M>&) { return M == Mode::write; }
+  template <typename T, Mode M, Layout L>
+  static constexpr bool is_write_only(const DatArg<T, M, L>&) {
+    return M == Mode::write;
+  }
   std::uint64_t sites() const noexcept {
     std::uint64_t n = 1;
     for (int d = 0; d < dims; ++d) n *= std::uint64_t(range.end[d] - range.begin[d]);
@@ -546,7 +652,8 @@ class LoopOf final : public LoopRecord {
   template <typename S>
   void reset_partials(S& s, int begin, int end) {
     if constexpr (requires { s.rows; })
-      for (int o = begin; o < end; ++o) s.rows[std::size_t(o - outer_begin())] = identity<decltype(s.state->value)>(s.state->op);
+      for (int o = begin; o < end; ++o)
+        s.rows[std::size_t(o - outer_begin())] = identity<decltype(s.state->value)>(s.state->op);
   }
   template <std::size_t... I>
   void row(void* const* bases, int i0, int i1, int j, int k, int outer, int* site, std::index_sequence<I...>) {
@@ -582,8 +689,7 @@ void par_loop(K kernel, std::string name, Block& block, const Range& range, A...
   const Range r = detail::checked_range(name, block, range);
   for (int d = 0; d < block.dims(); ++d)
     if (r.begin[d] >= r.end[d]) return;  // nothing to do
-  auto loop =
-      std::make_unique<detail::LoopOf<K, Variant, A...>>(std::move(name), block, r, std::move(kernel), args...);
+  auto loop = std::make_unique<detail::LoopOf<K, Variant, A...>>(std::move(name), block, r, std::move(kernel), args...);
   block.context().record(std::move(loop));
 }
 

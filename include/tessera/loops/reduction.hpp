@@ -35,9 +35,12 @@ constexpr T combine(ReduceOp op, const T& a, const T& b) {
     }
   }
   switch (op) {
-    case ReduceOp::inc: return a + b;
-    case ReduceOp::min: return b < a ? b : a;
-    default: return a < b ? b : a;
+    case ReduceOp::inc:
+      return a + b;
+    case ReduceOp::min:
+      return b < a ? b : a;
+    default:
+      return a < b ? b : a;
   }
 }
 
