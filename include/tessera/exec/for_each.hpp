@@ -130,13 +130,16 @@ template <typename F, typename... A, typename Variant = build_variant>
 std::optional<Event> launch_block(Executor* executor, const ExecOptions& options, std::size_t b, F& kernel,
                                   A&&... args) {
   constexpr const char* what = "tessera::for_each";
-  constexpr bool shared = any_in_shared<A...>();
   auto& first = first_tensor(args...);
-  constexpr std::size_t D = std::remove_cvref_t<decltype(first)>::dims;
-  LaunchShape<D> launch;
+  // The rank and staging are named through types, never as local constants: GCC 13 (nvcc's host
+  // compiler on the GPU machines) rejects a lambda that captures a LaunchShape<D> of a local D
+  // as not capturing D.
+  using First = std::remove_cvref_t<decltype(first)>;
+  LaunchShape<First::dims> launch;
   launch.global_size = first.size();
-  for (std::size_t d = 0; d < D; ++d) launch.block_size.sizes[d] = d < 3 && options.block[d] > 0 ? options.block[d] : 1;
-  const Extent<D> n = first.geometry(b).interior.extent();
+  for (std::size_t d = 0; d < First::dims; ++d)
+    launch.block_size.sizes[d] = d < 3 && options.block[d] > 0 ? options.block[d] : 1;
+  const Extent<First::dims> n = first.geometry(b).interior.extent();
 
   if (runs_on_device(first, b, options)) {
     const std::size_t space = first.space(b);
@@ -155,7 +158,6 @@ std::optional<Event> launch_block(Executor* executor, const ExecOptions& options
       launch_on_stream(
           stream, [&] { return first.name() + " kernel"; },
           [options, launch, n, kernel, block_args]() mutable {
-            // D and `shared` are named again: GCC does not see them through two lambdas.
             constexpr std::size_t rank = std::remove_cvref_t<decltype(n)>::rank;
             std::apply(
                 [&](const auto&... ba) {
@@ -168,7 +170,6 @@ std::optional<Event> launch_block(Executor* executor, const ExecOptions& options
           },
           [&](void* native_stream) {
             cuda_body<Variant>(native_stream, stream.device(), work, [&](auto native) {
-              // Named again from `n` for the same reason (GCC 13 rejects D here as "not captured").
               constexpr std::size_t rank = std::remove_cvref_t<decltype(n)>::rank;
               constexpr bool staged = any_in_shared<A...>();
               static_assert(rank <= 3, "tessera::for_each on CUDA runs tensors of up to 3 dimensions");
@@ -206,10 +207,10 @@ std::optional<Event> launch_block(Executor* executor, const ExecOptions& options
   auto block_args = std::make_tuple(hold(args)...);
   std::apply(
       [&](const auto&... ba) {
-        if constexpr (shared)
-          run_block_on_cpu_shared<D>(executor, options, launch, n, kernel, ba...);
+        if constexpr (any_in_shared<A...>())
+          run_block_on_cpu_shared<First::dims>(executor, options, launch, n, kernel, ba...);
         else
-          run_block_on_cpu<D>(executor, options, launch, n, kernel, ba...);
+          run_block_on_cpu<First::dims>(executor, options, launch, n, kernel, ba...);
       },
       block_args);
   return std::nullopt;
