@@ -184,6 +184,15 @@ bool one_spacing(const std::vector<std::unique_ptr<LoopRecord>>& loops) {
   });
 }
 
+/// Buffer rows participant p owns of `u`'s buffer in an overlapped chain.
+RowRange owned_rows(const ChainState& st, std::size_t p, const DatUse& u) {
+  const std::size_t n = st.overlap_cuts.size() - 1, rows = u.buffer.rows();
+  auto row = [&](int outer) {
+    return std::size_t(std::clamp<std::int64_t>(std::int64_t(outer) - u.first_row, 0, std::int64_t(rows)));
+  };
+  return {p == 0 ? 0 : row(st.overlap_cuts[p]), p + 1 == n ? rows : row(st.overlap_cuts[p + 1])};
+}
+
 /// Cuts and tiles for the chain as overlapped tiles (OPS's Algorithm 2, steps 2-4); false, with
 /// nothing set, where the chain cannot run so.
 bool plan_overlapped_tiles(ChainState& st, const std::vector<std::unique_ptr<LoopRecord>>& loops) {
@@ -208,17 +217,30 @@ bool plan_overlapped_tiles(ChainState& st, const std::vector<std::unique_ptr<Loo
   }
   st.overlap_cuts = std::move(cuts);
   st.overlap_tiles = std::move(tiles);
+  // A tile may write past its own rows only as scratch, declared through the rows it owns: where
+  // a participant owns none of a dataset the chain writes and its tile touches (a grid thinner
+  // than the parts), the tiles could not run side by side; run per loop instead.
+  std::vector<const void*> written;
+  for (const auto& loop : loops)
+    for (const DatUse& u : loop->dats)
+      if (u.access != Access::read) written.push_back(u.buffer.key());
+  for (std::size_t p = 0; p < n; ++p) {
+    if (st.overlap_cuts[p] == st.overlap_cuts[p + 1]) continue;
+    for (std::size_t l = 0; l < loops.size(); ++l) {
+      if (st.overlap_tiles[p].loops[l].begin >= st.overlap_tiles[p].loops[l].end) continue;
+      for (const DatUse& u : loops[l]->dats) {
+        const RowRange own = owned_rows(st, p, u);
+        if (own.begin >= own.end && std::find(written.begin(), written.end(), u.buffer.key()) != written.end()) {
+          st.overlap_cuts.clear();
+          st.overlap_tiles.clear();
+          return false;
+        }
+      }
+    }
+  }
   return true;
 }
 
-/// Buffer rows participant p owns of `u`'s buffer in an overlapped chain.
-RowRange owned_rows(const ChainState& st, std::size_t p, const DatUse& u) {
-  const std::size_t n = st.overlap_cuts.size() - 1, rows = u.buffer.rows();
-  auto row = [&](int outer) {
-    return std::size_t(std::clamp<std::int64_t>(std::int64_t(outer) - u.first_row, 0, std::int64_t(rows)));
-  };
-  return {p == 0 ? 0 : row(st.overlap_cuts[p]), p + 1 == n ? rows : row(st.overlap_cuts[p + 1])};
-}
 
 /// OPS's Algorithm 2, steps 5-7: first each participant's inputs from before the chain that
 /// others hold (a node with nothing to run but its declared reads: the memory layer moves the
@@ -246,6 +268,32 @@ std::size_t add_overlapped_tiles(ChainState& st, AccessGraph& g, const std::vect
       if (in.buffer == key) return in.rows;
     return std::nullopt;
   };
+  // Rows of a buffer the tile of p reaches, inputs or not.
+  auto touched = [&](std::size_t p, const DatUse& of) -> std::optional<RowRange> {
+    std::optional<RowRange> hull = input_of(p, of.buffer.key());
+    for (std::size_t l = 0; l < loops.size(); ++l) {
+      const OverlappedTile::Rows r = st.overlap_tiles[p].loops[l];
+      if (r.begin >= r.end) continue;
+      for (const DatUse& u : loops[l]->dats) {
+        if (u.buffer.key() != of.buffer.key()) continue;
+        const RowRange rows = u.rows(r.begin, r.end);
+        hull = hull ? RowRange{std::min(hull->begin, rows.begin), std::max(hull->end, rows.end)} : rows;
+      }
+    }
+    return hull;
+  };
+  // What the tile of p declares of a buffer: read-write its own rows of what the chain writes
+  // (plan_overlapped_tiles made sure it owns some of each it touches), else read what it reads.
+  struct Declared {
+    Access mode;
+    RowRange rows;
+  };
+  auto declared_of = [&](std::size_t p, const Used& b) -> std::optional<Declared> {
+    const RowRange own = owned_rows(st, p, *b.use);
+    if (b.written) return own.begin < own.end ? std::optional<Declared>(Declared{Access::read_write, own}) : std::nullopt;
+    if (const std::optional<RowRange> reach = touched(p, *b.use)) return Declared{Access::read, *reach};
+    return std::nullopt;
+  };
   auto participant = [&](std::size_t p) { return st.balancer->participants()[p]; };
   // Every row a tile reads or owns is made valid in its replica here, so that no copy runs
   // while tiles run: a copy from a replica whose scratch rows a tile is overwriting would race.
@@ -254,11 +302,12 @@ std::size_t add_overlapped_tiles(ChainState& st, AccessGraph& g, const std::vect
     if (st.overlap_cuts[p] == st.overlap_cuts[p + 1]) continue;
     std::vector<BufferAccess> exchange;
     for (const Used& b : buffers) {
-      const std::optional<RowRange> in = input_of(p, b.use->buffer.key());
-      RowRange rows = b.written ? owned_rows(st, p, *b.use) : RowRange{0, 0};
-      if (in)
-        rows = rows.begin < rows.end ? RowRange{std::min(rows.begin, in->begin), std::max(rows.end, in->end)} : *in;
-      if (rows.begin < rows.end) exchange.emplace_back(b.use->buffer, Access::read, rows);
+      const std::optional<Declared> d = declared_of(p, b);
+      if (!d) continue;
+      RowRange rows = d->rows;
+      if (const std::optional<RowRange> in = input_of(p, b.use->buffer.key()))
+        rows = RowRange{std::min(rows.begin, in->begin), std::max(rows.end, in->end)};
+      exchange.emplace_back(b.use->buffer, Access::read, rows);
     }
     if (exchange.empty()) continue;
     const std::string name = "inputs of the " + participant(p) + " tile";
@@ -276,14 +325,9 @@ std::size_t add_overlapped_tiles(ChainState& st, AccessGraph& g, const std::vect
     std::vector<BufferAccess> declared;
     std::vector<const void*> keys;
     for (const Used& b : buffers) {
-      const RowRange own = owned_rows(st, p, *b.use);
-      if (b.written && own.begin < own.end) {
-        declared.emplace_back(b.use->buffer, Access::read_write, own);
-      } else if (const std::optional<RowRange> in = input_of(p, b.use->buffer.key()); !b.written && in) {
-        declared.emplace_back(b.use->buffer, Access::read, *in);
-      } else {
-        continue;
-      }
+      const std::optional<Declared> d = declared_of(p, b);
+      if (!d) continue;
+      declared.emplace_back(b.use->buffer, d->mode, d->rows);
       keys.push_back(b.use->buffer.key());
     }
     // Per loop: its rows in this tile, and the declaration of each of its datasets.

@@ -65,19 +65,21 @@ Results run(tessera::DeviceSet& devices, bool fusion) {
   flow::connect(sq2.output, sum.input);
   f.on_receive(sq.output, [&](const flow::Vector<double>& v) { r.squares = v.to_vector(); });
   f.on_receive(sum.output, [&](const flow::Scalar<double>& s) { r.sum = s.value(); });
-  const auto x = values(300001);
-  flow::Vector<double> ax(f, x);
-  f.send(sq.input, ax);
-  f.send(sq2.input, ax);
+  // The whole graph first: ports connect only while nothing is in flight, and a GPU's firings
+  // are still running when the host has sent.
   auto& p = f.add<flow::MatrixProduct<double>>();
   auto& relu = f.add<flow::Map<double, 2, Relu>>("relu", Relu{});
   flow::connect(p.output, relu.input);
   f.on_receive(relu.output, [&](const flow::Matrix<double>& m) { r.product = m.to_vector(); });
+  auto& rnd = f.add<flow::Random<double>>("uniform", 100000, 7, flow::Distribution::uniform);
+  f.on_receive(rnd.output, [&](const flow::Vector<double>& v) { r.uniforms = v.to_vector(); });
+  const auto x = values(300001);
+  flow::Vector<double> ax(f, x);
+  f.send(sq.input, ax);
+  f.send(sq2.input, ax);
   const auto set = f.new_input_set();
   f.send(p.left, flow::Matrix<double>(f, {300, 200}, values(60000)), set);
   f.send(p.right, flow::Matrix<double>(f, {200, 100}, values(20000)), set);
-  auto& rnd = f.add<flow::Random<double>>("uniform", 100000, 7, flow::Distribution::uniform);
-  f.on_receive(rnd.output, [&](const flow::Vector<double>& v) { r.uniforms = v.to_vector(); });
   f.send(rnd.request, std::uint64_t{3});
   f.wait();
   r.stats = f.stats();
