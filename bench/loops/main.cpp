@@ -283,6 +283,13 @@ void run_hybrid(Report& report, bool quick) {
                           hybrid_rate(spec, {.split_each_loop = each_loop}, n, chains, heavy), "Mcell/s",
                           "ideal (sum of speeds)", fastest * (1.0 + 1.0 / slow)});
       }
+    // OPS's tiled hybrid scheme: one overlapped tile per device a chain (two steps).
+    for (double slow : {4.0, 16.0}) {
+      const std::string spec = "sim:2:speed=1," + std::to_string(int(slow));
+      report.add(Record{name, spec + " overlapped", "throughput",
+                        hybrid_rate(spec, {.overlapped_tiles = true}, n, chains, heavy), "Mcell/s",
+                        "ideal (sum of speeds)", fastest * (1.0 + 1.0 / slow)});
+    }
     // The CPU workers beside one device: on a machine whose cores also run the device's stream
     // thread the sum of the two alone over-states what they can do together.
     const double host = hybrid_rate("host", {}, n, chains, heavy);
