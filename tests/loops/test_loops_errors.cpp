@@ -3,6 +3,7 @@
 #define TESSERA_LOOPS_CHECKED 1
 #include <tessera/core/error.hpp>
 #include <tessera/device/device_set.hpp>
+#include <tessera/layout.hpp>
 #include <tessera/loops.hpp>
 #include <tessera/sched/executor.hpp>
 
@@ -44,6 +45,24 @@ TEST_F(LoopErrors, ARangeWhoseStencilReachesPastTheHalo) {
   EXPECT_NE(m.find("par_loop 'smooth', dataset 'u'"), std::string::npos) << m;
   EXPECT_NE(m.find("reaches [-2, 10), outside the dataset and its halo [-1, 9)"), std::string::npos) << m;
   EXPECT_EQ(context.pending(), 0u);
+}
+
+template <typename T, typename S = tessera::Owned>
+struct Cell : tessera::Record<S, T, tessera::Vector<T, 2>> {
+  TESSERA_RECORD(Cell)
+  TESSERA_FIELD(mass, 0)
+  TESSERA_FIELD(momentum, 1)
+};
+
+TEST_F(LoopErrors, ARecordDatasetsOffsetOutsideTheStencilIsNamedToo) {
+  using L = tessera::Strided;
+  tl::Dataset<Cell<double>, L> cells(block, {.size = {8, 8, 1}, .d_m = {-1, -1, 0}, .d_p = {1, 1, 0}}, "cells");
+  tl::par_loop([](tl::Acc<double> a, tl::Acc<const Cell<double>, L> c) { a(0, 0) = c(-1, 1).mass(); }, "corner",
+               block, tl::Range::of(2, {0, 8, 0, 8}), tl::write(v, zero), tl::read(cells, cross));
+  const auto m = message_of([&] { context.execute(); });
+  EXPECT_NE(m.find("par_loop 'corner', dataset 'cells': offset (-1, 1) is not in stencil 'cross'"),
+            std::string::npos)
+      << m;
 }
 
 TEST_F(LoopErrors, AnOffsetOutsideTheStencilFailsTheChainNamingIt) {
