@@ -4,10 +4,7 @@
 
 find_package(Threads REQUIRED)
 find_package(spdlog REQUIRED)
-find_package(CLI11 2 QUIET)  # header-only; only the `tessera` command uses it
-if(NOT CLI11_FOUND)
-  message(STATUS "tessera: CLI11 not found: the `tessera` command is not built")
-endif()
+find_package(CLI11 2 QUIET)  # header-only; the apps' command lines (apps/common) use it
 find_package(PkgConfig QUIET)
 
 # tessera_optional(NAME what-it-enables <commands that set TESSERA_FOUND_<NAME>>)

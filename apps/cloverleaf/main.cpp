@@ -6,6 +6,7 @@
 //   tessera-cloverleaf --devices sim:2            (the built-in clover.in_default deck)
 //   tessera-cloverleaf --tile-rows 0 --png-every 10
 //   tessera-cloverleaf-cuda --devices cuda    (the nvcc build, main_cuda.cu: loops run as GPU kernels)
+//   tessera-cloverleaf --config run.toml       (the same options as `deck = "..."` lines; --help lists them)
 #include "cloverleaf.hpp"
 
 #include <tessera/core/error.hpp>
@@ -13,23 +14,14 @@
 #include <tessera/io/hdf5.hpp>
 #include <tessera/io/png.hpp>
 #include <tessera/sched/executor.hpp>
+#include <tessera_app/cli.hpp>
 
 #include <chrono>
 #include <cstdio>
-#include <cstdlib>
 #include <span>
 #include <string>
-#include <string_view>
 
 namespace {
-
-int count(std::string_view option, const char* value) {
-  char* end = nullptr;
-  const long v = std::strtol(value, &end, 10);
-  if (*value == '\0' || *end != '\0' || v < 0 || v > (1L << 30))
-    throw tessera::Error(std::string(option) + " expects a non-negative integer, got '" + value + "'");
-  return int(v);
-}
 
 void print_summary(const cloverleaf::Summary& s) {
   std::printf("\n Time %.15f\n", s.time);
@@ -81,58 +73,34 @@ void write_hdf5(cloverleaf::Solver& solver, std::string path) {
 int main(int argc, char** argv) {
   std::string devices = "host", deck_path, hdf5_path, png_prefix = "clover_";
   tessera::loops::ContextOptions options;
-  int steps = -1, summary_every = -1, png_every = 0;
+  int steps = -1, summary_every = -1, png_every = 0, tile_rows = -1;
   bool quiet = false;
   cloverleaf::Deck deck;
+  CLI::App app{"CloverLeaf 2-D (the whole hydro cycle) on the loops front end", "tessera-cloverleaf"};
+  tessera_app::add_standard_options(app);
+  const auto count = CLI::Range(0, 1 << 30);
+  app.add_option("--deck", deck_path, "a clover.in deck (default: the built-in clover.in_default)");
+  app.add_option("--devices", devices, "host, sim:N[:SIZE][:speed=S,...] or cuda (the nvcc build)")
+      ->capture_default_str();
+  app.add_flag("--hybrid", options.hybrid, "the CPU workers take a part beside the devices");
+  app.add_flag("--overlapped", options.overlapped_tiles,
+               "one overlapped tile per participant a chain (OPS's Algorithm 2)");
+  app.add_option("--tile-rows", tile_rows, "cache-blocked chains, tiles of N rows (0: sized from the cache)")
+      ->check(count);
+  app.add_option("--steps", steps, "stop after N steps (the test problem is then not checked)")->check(count);
+  app.add_option("--summary-every", summary_every, "a field summary every N steps (default: the deck's)")->check(count);
+  app.add_option("--png-every", png_every, "PNGs of density and energy every N steps (0: none)")
+      ->capture_default_str()
+      ->check(count);
+  app.add_option("--png-prefix", png_prefix, "where the PNGs go")->capture_default_str();
+  app.add_option("--hdf5", hdf5_path, "HDF5/XDMF output of the final state");
+  app.add_flag("--quiet", quiet, "no line per step");
+  if (const auto exit = tessera_app::parse(app, argc, argv)) return *exit;
+  if (tile_rows >= 0) {
+    options.tiled = true;
+    options.tile_rows = tile_rows;
+  }
   try {
-    for (int a = 1; a < argc; ++a) {
-      const std::string_view opt = argv[a];
-      if (opt == "--quiet") {
-        quiet = true;
-        continue;
-      }
-      if (opt == "--hybrid") {
-        options.hybrid = true;
-        continue;
-      }
-      if (opt == "--overlapped") {
-        options.overlapped_tiles = true;
-        continue;
-      }
-      if (opt == "--help" || opt == "-h") {
-        std::printf(
-            "usage: tessera-cloverleaf [--deck FILE] [--devices host|sim:N|cuda] [--hybrid] [--overlapped] "
-            "[--tile-rows N]\n"
-            "                          [--steps N] [--summary-every N] [--png-every N] [--png-prefix P] [--hdf5 FILE]\n"
-            "                          [--quiet]\n"
-            "(--devices cuda needs tessera-cloverleaf-cuda, the nvcc build)\n");
-        return 0;
-      }
-      if (a + 1 >= argc) throw tessera::Error("option " + std::string(opt) + " needs a value");
-      const char* value = argv[++a];
-      if (opt == "--deck")
-        deck_path = value;
-      else if (opt == "--devices")
-        devices = value;
-      else if (opt == "--tile-rows") {
-        options.tiled = true;
-        options.tile_rows = count(opt, value);
-      } else if (opt == "--steps")
-        steps = count(opt, value);
-      else if (opt == "--summary-every")
-        summary_every = count(opt, value);
-      else if (opt == "--png-every")
-        png_every = count(opt, value);
-      else if (opt == "--png-prefix")
-        png_prefix = value;
-      else if (opt == "--hdf5")
-        hdf5_path = value;
-      else
-        throw tessera::Error(
-            "unknown option " + std::string(opt) +
-            "; use --deck, --devices, --hybrid, --overlapped, --tile-rows (0: tiles sized from the cache), --steps, "
-            "--summary-every, --png-every, --png-prefix, --hdf5, --quiet");
-    }
     deck = deck_path.empty() ? cloverleaf::parse_deck_text(cloverleaf::default_deck_text, "built-in clover.in_default")
                              : cloverleaf::read_deck(deck_path);
     if (steps >= 0 && steps != deck.end_step) {

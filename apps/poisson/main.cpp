@@ -6,64 +6,39 @@
 //   tessera-poisson --devices sim:2:speed=1,4 --hybrid   (CPU workers beside the devices, balanced)
 //   tessera-poisson --devices sim:2 --hybrid --overlapped   (one overlapped tile per participant a chain)
 //   tessera-poisson-cuda --devices cuda [--hybrid]      (the nvcc build, main_cuda.cu: loops run as GPU kernels)
+//   tessera-poisson --config run.toml    (the same options as `sizex = 40` lines; --help lists them)
 #include "poisson.hpp"
 
 #include <tessera/core/error.hpp>
 #include <tessera/device/device_set.hpp>
 #include <tessera/sched/executor.hpp>
+#include <tessera_app/cli.hpp>
 
 #include <cstdio>
-#include <cstdlib>
 #include <string>
-#include <string_view>
-
-namespace {
-
-int positive(std::string_view option, const char* value) {
-  char* end = nullptr;
-  const long v = std::strtol(value, &end, 10);
-  if (*value == '\0' || *end != '\0' || v < 0 || v > 1 << 20)
-    throw tessera::Error(std::string(option) + " expects a non-negative integer, got '" + value + "'");
-  return int(v);
-}
-
-}  // namespace
 
 int main(int argc, char** argv) {
   poisson::Problem p;
   std::string devices = "host";
   tessera::loops::ContextOptions options;
+  int tile_rows = -1;
+  CLI::App app{"OPS's Poisson test (apps/c/poisson) on the loops front end", "tessera-poisson"};
+  tessera_app::add_standard_options(app);
+  app.add_option("--sizex", p.nx, "cells along x")->capture_default_str()->check(CLI::Range(1, 1 << 20));
+  app.add_option("--sizey", p.ny, "cells along y")->capture_default_str()->check(CLI::Range(1, 1 << 20));
+  app.add_option("--iters", p.iterations, "Jacobi iterations")->capture_default_str()->check(CLI::Range(0, 1 << 20));
+  app.add_option("--devices", devices, "host, sim:N[:SIZE][:speed=S,...] or cuda")->capture_default_str();
+  app.add_option("--tile-rows", tile_rows, "cache-blocked chains, tiles of N rows (0: sized from the cache)")
+      ->check(CLI::Range(0, 1 << 20));
+  app.add_flag("--hybrid", options.hybrid, "the CPU workers take a part beside the devices");
+  app.add_flag("--overlapped", options.overlapped_tiles,
+               "one overlapped tile per participant a chain (OPS's Algorithm 2)");
+  if (const auto exit = tessera_app::parse(app, argc, argv)) return *exit;
+  if (tile_rows >= 0) {
+    options.tiled = true;
+    options.tile_rows = tile_rows;
+  }
   try {
-    for (int a = 1; a < argc; ++a) {
-      const std::string_view opt = argv[a];
-      if (opt == "--hybrid") {
-        options.hybrid = true;
-        continue;
-      }
-      if (opt == "--overlapped") {
-        options.overlapped_tiles = true;
-        continue;
-      }
-      if (a + 1 >= argc) throw tessera::Error("option " + std::string(opt) + " needs a value");
-      const char* value = argv[++a];
-      if (opt == "--sizex")
-        p.nx = positive(opt, value);
-      else if (opt == "--sizey")
-        p.ny = positive(opt, value);
-      else if (opt == "--iters")
-        p.iterations = positive(opt, value);
-      else if (opt == "--devices")
-        devices = value;
-      else if (opt == "--tile-rows") {
-        options.tiled = true;
-        options.tile_rows = positive(opt, value);
-      } else
-        throw tessera::Error(
-            "unknown option " + std::string(opt) +
-            "; use --sizex, --sizey, --iters, --devices, --tile-rows (0: tiles sized from the cache), --hybrid, "
-            "--overlapped");
-    }
-    if (p.nx == 0 || p.ny == 0) throw tessera::Error("--sizex and --sizey must be at least 1");
     auto set = tessera::DeviceSet::select(devices);
     tessera::Executor executor;
     tessera::loops::Context context(set, executor, options);

@@ -492,7 +492,7 @@ template <std::size_t N, typename... A>
 constexpr std::size_t dat_slot() {
   constexpr bool is_dat[] = {(is_dat_v<A> || is_strided_v<A>)..., false};
   std::size_t n = 0;
-  for (std::size_t i = 0; i < N; ++i) n += is_dat[i] ? 1 : 0;
+  for (std::size_t i = 0; i != N; ++i) n += is_dat[i] ? 1 : 0;
   return n;
 }
 
