@@ -2,53 +2,31 @@
 // Ludwig-style input file, printing the statistics Ludwig prints.
 //
 //   tessera-lb apps/lb/regression/serial-spin-lb1.inp            # target from TESSERA_DEVICES
-//   TESSERA_DEVICES=sim:1 tessera-lb serial-spin-lb2.inp
+//   TESSERA_DEVICES=sim:1 tessera-lb serial-spin-lb2.inp --steps 10   (--help lists the options)
 
 #include "statistics.hpp"
 
-#include <tessera/core/error.hpp>
 #include <tessera/targetdp.h>
+#include <tessera/core/error.hpp>
+#include <tessera_app/cli.hpp>
 
 #include <chrono>
 #include <cstdio>
-#include <cstring>
 #include <string>
 
 namespace {
 
-int usage(const char* program) {
-  std::printf(
-      "usage: %s INPUT_FILE [--steps N]\n"
-      "  Runs the binary-fluid lattice Boltzmann solver on the targetDP target that TESSERA_DEVICES\n"
-      "  selects (host, sim:N; cuda with tessera-lb-cuda) and prints Ludwig's statistics.\n"
-      "  --steps N   run N steps instead of the input's N_cycles\n",
-      program);
-  return 0;
-}
-
 int run(int argc, char** argv) {
   std::string input;
   int steps = -1;
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    if (arg == "--help" || arg == "-h") return usage(argv[0]);
-    if (arg == "--steps") {
-      if (i + 1 >= argc) throw tessera::Error("--steps needs a value (a number of steps)");
-      const std::string value = argv[++i];
-      char* end = nullptr;
-      const long n = std::strtol(value.c_str(), &end, 10);
-      if (value.empty() || *end != '\0' || n < 0 || n > 100000000)
-        throw tessera::Error("--steps expects a non-negative integer, got '" + value + "'");
-      steps = static_cast<int>(n);
-    } else if (!arg.empty() && arg[0] == '-') {
-      throw tessera::Error("unknown option '" + arg + "' (see --help)");
-    } else if (input.empty()) {
-      input = arg;
-    } else {
-      throw tessera::Error("more than one input file given ('" + input + "' and '" + arg + "')");
-    }
-  }
-  if (input.empty()) throw tessera::Error("no input file given (see --help)");
+  CLI::App app{
+      "The D3Q19 binary-fluid lattice Boltzmann solver on the targetDP target that TESSERA_DEVICES selects\n"
+      "(host, sim:N; cuda with tessera-lb-cuda), printing Ludwig's statistics",
+      "tessera-lb"};
+  tessera_app::add_standard_options(app);
+  app.add_option("input", input, "a Ludwig-style input file")->required()->check(CLI::ExistingFile);
+  app.add_option("--steps", steps, "run N steps instead of the input's N_cycles")->check(CLI::Range(0, 100000000));
+  if (const auto exit = tessera_app::parse(app, argc, argv)) return *exit;
 
   lb::Parameters p = lb::read_input(input);
   if (steps >= 0) p.n_cycles = steps;
