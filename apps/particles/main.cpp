@@ -9,6 +9,7 @@
 #include <tessera/layout.hpp>
 #include <tessera/memory/memory_manager.hpp>
 #include <tessera/tensor/tensor.hpp>
+#include <tessera_app/cli.hpp>
 
 #include <chrono>
 #include <cstdio>
@@ -53,7 +54,8 @@ int run(const Settings& s) {
   const float dt = 0.5f;
   const auto t0 = std::chrono::steady_clock::now();
   for (int step = 0; step < s.steps; ++step)
-    tessera::for_each(executor, [] TESSERA_HOST_DEVICE(auto p, float h) { p->update(h); }, particles, dt);
+    tessera::for_each(
+        executor, [] TESSERA_HOST_DEVICE(auto p, float h) { p->update(h); }, particles, dt);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 
   particles.gather_to(host.data());
@@ -73,18 +75,20 @@ int run(const Settings& s) {
 
 int main(int argc, char** argv) try {
   Settings s;
-  for (int i = 1; i + 1 < argc; i += 2) {
-    const std::string flag = argv[i], value = argv[i + 1];
-    if (flag == "--layout") s.layout = value;
-    else if (flag == "--size") s.size = std::stoull(value);
-    else if (flag == "--steps") s.steps = std::stoi(value);
-    else if (flag == "--devices") s.devices = value;
-    else throw tessera::Error("unknown option '" + flag + "' (use --layout, --size, --steps, --devices)");
-  }
+  CLI::App app{"Ripple's particle update in any layout, every position checked", "tessera-particles"};
+  tessera_app::add_standard_options(app);
+  app.add_option("--layout", s.layout, "contiguous, strided or tiled")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"contiguous", "strided", "tiled"}));
+  app.add_option("--size", s.size, "particles along each of three axes")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 4096));
+  app.add_option("--steps", s.steps, "time steps")->capture_default_str()->check(CLI::Range(0, 1 << 20));
+  app.add_option("--devices", s.devices, "host, sim:N[:SIZE] or cuda")->capture_default_str();
+  if (const auto exit = tessera_app::parse(app, argc, argv)) return *exit;
   if (s.layout == "contiguous") return run<tessera::Contiguous>(s);
   if (s.layout == "strided") return run<tessera::Strided>(s);
-  if (s.layout == "tiled") return run<tessera::Tiled<16>>(s);
-  throw tessera::Error("--layout must be contiguous, strided or tiled, got '" + s.layout + "'");
+  return run<tessera::Tiled<16>>(s);
 } catch (const std::exception& e) {
   std::fprintf(stderr, "particles: %s\n", e.what());
   return 2;
