@@ -150,10 +150,7 @@ void record_times(ChainState& st, std::vector<ChainState::SlabTime>& times,
   std::vector<double> seconds(loops.size() * n, 0.0);
   std::vector<int> rows(loops.size() * n, 0), slabs(loops.size() * n, 0);
   for (ChainState::SlabTime& t : times) {
-    if (t.gpu_seconds) {
-      t.seconds = t.gpu_seconds();
-      t.gpu_seconds = nullptr;
-    }
+    t.read_gpu_clock();
     const std::size_t at = t.loop * n + t.participant;
     seconds[at] += t.seconds;
     rows[at] += t.rows;

@@ -53,6 +53,12 @@ class ChainState {
     int rows = 0;
     double seconds = 0;                   // the host's clock for CPU slabs, the device's for device slabs
     std::function<double()> gpu_seconds;  // a GPU slab's, read once the chain has run
+    /// Once the chain has run: a GPU slab's time from its events, into `seconds`.
+    void read_gpu_clock() {
+      if (!gpu_seconds) return;
+      seconds = gpu_seconds();
+      gpu_seconds = nullptr;
+    }
   };
 
   // The graphs of the last few chain shapes, the most recently run first: a time loop records

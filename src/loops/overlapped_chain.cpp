@@ -97,22 +97,9 @@ std::size_t add_overlapped_tiles(ChainState& st, AccessGraph& g, const std::vect
       if (in.buffer == key) return in.rows;
     return std::nullopt;
   };
-  // Rows of a buffer the tile of p reaches, inputs or not.
-  auto touched = [&](std::size_t p, const DatUse& of) -> std::optional<RowRange> {
-    std::optional<RowRange> hull = input_of(p, of.buffer.key());
-    for (std::size_t l = 0; l < loops.size(); ++l) {
-      const OverlappedTile::Rows r = st.overlap_tiles[p].loops[l];
-      if (r.begin >= r.end) continue;
-      for (const DatUse& u : loops[l]->dats) {
-        if (u.buffer.key() != of.buffer.key()) continue;
-        const RowRange rows = u.rows(r.begin, r.end);
-        hull = hull ? RowRange{std::min(hull->begin, rows.begin), std::max(hull->end, rows.end)} : rows;
-      }
-    }
-    return hull;
-  };
   // What the tile of p declares of a buffer: read-write its own rows of what the chain writes
-  // (plan_overlapped_tiles made sure it owns some of each it touches), else read what it reads.
+  // (plan_overlapped_tiles made sure it owns some of each it touches), else read its inputs: a
+  // dataset nothing in the chain writes is read only as it was before the chain.
   struct Declared {
     Access mode;
     RowRange rows;
@@ -121,7 +108,7 @@ std::size_t add_overlapped_tiles(ChainState& st, AccessGraph& g, const std::vect
     const RowRange own = owned_rows(st, p, *b.use);
     if (b.written)
       return own.begin < own.end ? std::optional<Declared>(Declared{Access::read_write, own}) : std::nullopt;
-    if (const std::optional<RowRange> reach = touched(p, *b.use)) return Declared{Access::read, *reach};
+    if (const std::optional<RowRange> in = input_of(p, b.use->buffer.key())) return Declared{Access::read, *in};
     return std::nullopt;
   };
   auto participant = [&](std::size_t p) { return st.balancer->participants()[p]; };
@@ -235,10 +222,7 @@ void record_overlapped_times(ChainState& st, std::vector<ChainState::SlabTime>& 
   std::vector<double> seconds(n, 0.0);
   for (std::size_t p = 0; p < n; ++p) rows[p] = st.overlap_cuts[p + 1] - st.overlap_cuts[p];
   for (ChainState::SlabTime& t : times) {
-    if (t.gpu_seconds) {
-      t.seconds = t.gpu_seconds();
-      t.gpu_seconds = nullptr;
-    }
+    t.read_gpu_clock();
     seconds[t.participant] += t.seconds;
   }
   st.balancer->measured(overlapped_key, rows, seconds);
