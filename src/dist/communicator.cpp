@@ -1,0 +1,465 @@
+#include "communicator_impl.hpp"
+
+#include <tessera/core/error.hpp>
+#include <tessera/memory/access.hpp>
+#include <tessera/memory/buffer.hpp>
+#include <tessera/sched/node_graph.hpp>
+
+#if __has_include(<mpi-ext.h>)
+#include <mpi-ext.h>
+#endif
+
+#include <cstdlib>
+#include <string>
+
+namespace tessera::dist {
+namespace detail {
+namespace {
+
+std::mutex g_mpi_life_mutex;
+int g_communicators = 0;
+bool g_tessera_initialised_mpi = false;
+
+std::chrono::microseconds env_microseconds(const char* name, std::chrono::microseconds fallback) {
+  const char* text = std::getenv(name);
+  if (!text || !*text) return fallback;
+  char* end = nullptr;
+  const long long v = std::strtoll(text, &end, 10);
+  if (*end != '\0' || v < 0)
+    throw Error(std::string(name) + " must be a non-negative number of microseconds, got '" + text + "'");
+  return std::chrono::microseconds(v);
+}
+
+const char* thread_level_name(int level) {
+  switch (level) {
+    case MPI_THREAD_SINGLE:
+      return "MPI_THREAD_SINGLE";
+    case MPI_THREAD_FUNNELED:
+      return "MPI_THREAD_FUNNELED";
+    case MPI_THREAD_SERIALIZED:
+      return "MPI_THREAD_SERIALIZED";
+    default:
+      return "MPI_THREAD_MULTIPLE";
+  }
+}
+
+std::string describe(const char* op, std::size_t bytes, const char* dir, int peer, int tag) {
+  return std::string(op) + " of " + std::to_string(bytes) + " B " + dir + " " +
+         (peer == MPI_ANY_SOURCE ? std::string("any rank") : "rank " + std::to_string(peer)) + " (tag " +
+         std::to_string(tag) + ")";
+}
+
+}  // namespace
+
+void throw_mpi_error(int code, const std::string& what) {
+  char text[MPI_MAX_ERROR_STRING] = {};
+  int length = 0;
+  MPI_Error_string(code, text, &length);
+  throw Error("MPI failed in " + what + ": " + std::string(text, static_cast<std::size_t>(length)));
+}
+
+CommunicatorImpl::CommunicatorImpl(int* argc, char*** argv, CommunicatorOptions options)
+    : spin(env_microseconds("TESSERA_DIST_SPIN_US", options.spin)),
+      max_sleep(env_microseconds("TESSERA_DIST_SLEEP_US", options.max_sleep)) {
+  if (max_sleep.count() < 1) max_sleep = std::chrono::microseconds(1);
+  {
+    std::lock_guard life(g_mpi_life_mutex);
+    int finalized = 0;
+    MPI_Finalized(&finalized);
+    if (finalized)
+      throw Error("tessera::dist::Communicator: MPI was already finalised; it cannot be used again in this process");
+    int initialised = 0;
+    MPI_Initialized(&initialised);
+    int provided = MPI_THREAD_SINGLE;
+    if (!initialised) {
+      check_mpi(MPI_Init_thread(argc, argv, MPI_THREAD_MULTIPLE, &provided), "MPI_Init_thread");
+      g_tessera_initialised_mpi = true;
+    } else {
+      MPI_Query_thread(&provided);
+    }
+    if (provided < MPI_THREAD_SERIALIZED)
+      throw Error(std::string("tessera::dist::Communicator: MPI runs at ") + thread_level_name(provided) +
+                  ", and tessera's progress thread needs at least MPI_THREAD_SERIALIZED: initialise MPI with "
+                  "MPI_Init_thread(..., MPI_THREAD_MULTIPLE, ...) or let tessera initialise it");
+    check_mpi(MPI_Comm_dup(MPI_COMM_WORLD, &comm), "MPI_Comm_dup");
+    ++g_communicators;
+  }
+  MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+#if defined(MPIX_CUDA_AWARE_SUPPORT) && MPIX_CUDA_AWARE_SUPPORT
+  cuda_aware = MPIX_Query_cuda_support() == 1;
+#endif
+  progress_ = std::thread([this] { progress_loop(); });
+}
+
+CommunicatorImpl::~CommunicatorImpl() {
+  // Sends finish on their own once matched; receives that nothing will match are cancelled, so a
+  // program that posted one too many never hangs here.
+  {
+    std::lock_guard lock(poll_mutex_);
+    std::lock_guard list(list_mutex_);
+    for (auto& s : incoming_) active_.push_back(std::move(s));
+    incoming_.clear();
+    std::lock_guard mpi(mpi_mutex);
+    for (auto& s : active_)
+      if (s->is_receive && !s->done.load()) MPI_Cancel(&s->request);
+  }
+  for (;;) {
+    poll_once();
+    std::lock_guard lock(poll_mutex_);
+    std::lock_guard list(list_mutex_);
+    if (active_.empty() && incoming_.empty()) break;
+  }
+  {
+    std::lock_guard lock(sleep_mutex_);
+    stop_ = true;
+  }
+  sleep_cv_.notify_all();
+  progress_.join();
+  std::lock_guard life(g_mpi_life_mutex);
+  MPI_Comm_free(&comm);
+  if (--g_communicators == 0 && g_tessera_initialised_mpi) {
+    MPI_Finalize();
+    g_tessera_initialised_mpi = false;
+  }
+}
+
+Request CommunicatorImpl::track(std::shared_ptr<RequestState> state) {
+  state->owner = this;
+  {
+    std::lock_guard list(list_mutex_);
+    incoming_.push_back(state);
+  }
+  wake();
+  return Request(std::move(state));
+}
+
+Request CommunicatorImpl::start_send(const void* data, std::size_t bytes, int dest, int tag,
+                                     std::function<void(RequestState&)> on_complete) {
+  auto state = std::make_shared<RequestState>();
+  state->what = describe("send", bytes, "to", dest, tag);
+  if (dest < 0 || dest >= size)
+    throw Error("tessera::dist: " + state->what + ": there are ranks 0 to " + std::to_string(size - 1));
+  if (bytes > static_cast<std::size_t>(std::numeric_limits<int>::max()))
+    throw Error("tessera::dist: " + state->what + ": messages are limited to 2^31-1 bytes; split it");
+  state->on_complete = std::move(on_complete);
+  {
+    std::lock_guard mpi(mpi_mutex);
+    check_mpi(MPI_Isend(data, static_cast<int>(bytes), MPI_BYTE, dest, tag, comm, &state->request), state->what);
+  }
+  return track(std::move(state));
+}
+
+Request CommunicatorImpl::start_recv(void* data, std::size_t capacity, int source, int tag,
+                                     std::function<void(RequestState&)> on_complete) {
+  auto state = std::make_shared<RequestState>();
+  state->is_receive = true;
+  state->what = describe("receive", capacity, "from", source, tag);
+  if (source != MPI_ANY_SOURCE && (source < 0 || source >= size))
+    throw Error("tessera::dist: " + state->what + ": there are ranks 0 to " + std::to_string(size - 1));
+  if (capacity > static_cast<std::size_t>(std::numeric_limits<int>::max()))
+    throw Error("tessera::dist: " + state->what + ": messages are limited to 2^31-1 bytes; split it");
+  state->on_complete = std::move(on_complete);
+  {
+    std::lock_guard mpi(mpi_mutex);
+    check_mpi(MPI_Irecv(data, static_cast<int>(capacity), MPI_BYTE, source, tag, comm, &state->request),
+              state->what);
+  }
+  return track(std::move(state));
+}
+
+std::size_t CommunicatorImpl::add_poller(Poller p) {
+  std::size_t id;
+  {
+    std::lock_guard list(list_mutex_);
+    id = next_poller_++;
+    pollers_.emplace_back(id, std::move(p));
+    pollers_changed_ = true;
+  }
+  wake();
+  return id;
+}
+
+void CommunicatorImpl::remove_poller(std::size_t id) {
+  // Taking the poll lock first makes sure the poller is not running when this returns.
+  std::lock_guard lock(poll_mutex_);
+  std::lock_guard list(list_mutex_);
+  std::erase_if(pollers_, [id](const auto& p) { return p.first == id; });
+  pollers_changed_ = true;
+}
+
+void CommunicatorImpl::complete(RequestState& state, int mpi_error) {
+  if (mpi_error != MPI_SUCCESS) {
+    try {
+      throw_mpi_error(mpi_error, state.what);
+    } catch (...) {
+      state.error = std::current_exception();
+    }
+  }
+  if (state.on_complete) {
+    try {
+      state.on_complete(state);
+    } catch (...) {
+      if (!state.error) state.error = std::current_exception();
+    }
+  }
+  {
+    std::lock_guard lock(state.mutex);
+    state.done.store(true, std::memory_order_release);
+  }
+  state.cv.notify_all();
+}
+
+bool CommunicatorImpl::poll_once() {
+  std::unique_lock step(poll_mutex_, std::try_to_lock);
+  if (!step.owns_lock()) return false;
+  {
+    std::lock_guard list(list_mutex_);
+    for (auto& s : incoming_) {
+      active_.push_back(std::move(s));
+      active_requests_.push_back(active_.back()->request);
+    }
+    incoming_.clear();
+    if (pollers_changed_) {
+      poller_snapshot_.clear();
+      for (auto& p : pollers_) poller_snapshot_.push_back(p.second);
+      pollers_changed_ = false;
+    }
+  }
+  bool progressed = false;
+  if (!active_.empty()) {
+    std::vector<int> indices(active_.size());
+    std::vector<MPI_Status> statuses(active_.size());
+    int count = 0;
+    int rc;
+    {
+      std::lock_guard mpi(mpi_mutex);
+      rc = MPI_Testsome(static_cast<int>(active_requests_.size()), active_requests_.data(), &count, indices.data(),
+                        statuses.data());
+    }
+    if (rc != MPI_SUCCESS && rc != MPI_ERR_IN_STATUS) count = 0;
+    if (count > 0 && count != MPI_UNDEFINED) {
+      progressed = true;
+      std::vector<std::shared_ptr<RequestState>> finished;
+      for (int k = 0; k < count; ++k) {
+        const auto i = static_cast<std::size_t>(indices[static_cast<std::size_t>(k)]);
+        auto& st = statuses[static_cast<std::size_t>(k)];
+        auto& s = *active_[i];
+        int received = 0;
+        if (s.is_receive) {
+          int cancelled = 0;
+          MPI_Test_cancelled(&st, &cancelled);
+          if (!cancelled) MPI_Get_count(&st, MPI_BYTE, &received);
+        }
+        s.bytes = static_cast<std::size_t>(received);
+        const int err = rc == MPI_ERR_IN_STATUS ? st.MPI_ERROR : MPI_SUCCESS;
+        finished.push_back(active_[i]);
+        active_[i]->request = MPI_REQUEST_NULL;
+        complete(s, err);
+      }
+      std::size_t out = 0;
+      for (std::size_t i = 0; i < active_.size(); ++i) {
+        if (active_requests_[i] == MPI_REQUEST_NULL) continue;
+        active_[out] = std::move(active_[i]);
+        active_requests_[out] = active_requests_[i];
+        ++out;
+      }
+      active_.resize(out);
+      active_requests_.resize(out);
+    }
+  }
+  for (auto& p : poller_snapshot_) progressed = p() || progressed;
+  return progressed;
+}
+
+void CommunicatorImpl::wake() {
+  {
+    std::lock_guard lock(sleep_mutex_);
+    woken_ = true;
+  }
+  sleep_cv_.notify_one();
+}
+
+void CommunicatorImpl::progress_loop() {
+  using clock = std::chrono::steady_clock;
+  auto last_activity = clock::now();
+  auto sleep = std::chrono::microseconds(1);
+  for (;;) {
+    if (poll_once()) {
+      last_activity = clock::now();
+      sleep = std::chrono::microseconds(1);
+      continue;
+    }
+    bool idle;
+    {
+      std::lock_guard step(poll_mutex_);  // always poll_mutex_ before list_mutex_
+      std::lock_guard list(list_mutex_);
+      idle = active_.empty() && incoming_.empty() && pollers_.empty();
+    }
+    std::unique_lock lock(sleep_mutex_);
+    if (stop_) return;
+    if (idle) {
+      // Nothing to watch: sleep until something is tracked.
+      sleep_cv_.wait(lock, [this] { return woken_ || stop_; });
+      woken_ = false;
+      last_activity = clock::now();
+      continue;
+    }
+    if (clock::now() - last_activity < spin) {
+      lock.unlock();
+      std::this_thread::yield();
+      continue;
+    }
+    // Idle with work outstanding: poll ever less often, up to max_sleep between polls.
+    sleep_cv_.wait_for(lock, sleep, [this] { return woken_ || stop_; });
+    if (woken_) {
+      woken_ = false;
+      last_activity = clock::now();
+      sleep = std::chrono::microseconds(1);
+    } else {
+      sleep = std::min(sleep * 2, max_sleep);
+    }
+  }
+}
+
+void CommunicatorImpl::wait(RequestState& state) {
+  using clock = std::chrono::steady_clock;
+  const auto spin_until = clock::now() + spin;
+  while (!state.done.load(std::memory_order_acquire)) {
+    if (clock::now() < spin_until) {
+      if (!poll_once()) std::this_thread::yield();
+      continue;
+    }
+    wake();  // the progress thread may be in a long sleep; this request needs it polling
+    std::unique_lock lock(state.mutex);
+    state.cv.wait(lock, [&] { return state.done.load(std::memory_order_acquire); });
+  }
+  if (state.error) std::rethrow_exception(state.error);
+}
+
+}  // namespace detail
+
+bool Request::ready() const {
+  if (!state_) throw Error("tessera::dist::Request: an empty request (default-constructed)");
+  return state_->done.load(std::memory_order_acquire);
+}
+
+void Request::wait() const {
+  if (!state_) throw Error("tessera::dist::Request: an empty request (default-constructed)");
+  state_->owner->wait(*state_);
+}
+
+std::size_t Request::bytes() const {
+  if (!state_) throw Error("tessera::dist::Request: an empty request (default-constructed)");
+  return state_->bytes;
+}
+
+Communicator::Communicator(int* argc, char*** argv, CommunicatorOptions options)
+    : impl_(std::make_unique<detail::CommunicatorImpl>(argc, argv, options)) {}
+
+Communicator::~Communicator() = default;
+
+int Communicator::rank() const noexcept { return impl_->rank; }
+int Communicator::size() const noexcept { return impl_->size; }
+bool Communicator::cuda_aware() const noexcept { return impl_->cuda_aware; }
+
+std::string Communicator::library_version() const {
+  char text[MPI_MAX_LIBRARY_VERSION_STRING] = {};
+  int length = 0;
+  MPI_Get_library_version(text, &length);
+  std::string v(text, static_cast<std::size_t>(length));
+  if (auto nl = v.find_first_of("\n,"); nl != std::string::npos) v.resize(nl);
+  return v;
+}
+
+namespace {
+void check_user_tag(int tag) {
+  if (tag < 0 || tag > Communicator::max_user_tag)
+    throw Error("tessera::dist: tag " + std::to_string(tag) + " is out of range: user tags are 0 to " +
+                std::to_string(Communicator::max_user_tag) + " (tessera uses the ones above)");
+}
+}  // namespace
+
+Request Communicator::send_bytes(const void* data, std::size_t bytes, int dest, int tag) {
+  check_user_tag(tag);
+  return impl_->start_send(data, bytes, dest, tag);
+}
+
+Request Communicator::recv_bytes(void* data, std::size_t capacity, int source, int tag) {
+  check_user_tag(tag);
+  return impl_->start_recv(data, capacity, source == any_source ? MPI_ANY_SOURCE : source, tag);
+}
+
+Request Communicator::send(Buffer& buffer, RowRange rows, int dest, int tag) {
+  check_user_tag(tag);
+  auto* base = static_cast<std::byte*>(buffer.request(Access::read, rows).get());
+  const std::size_t row_bytes = buffer.row_bytes();
+  try {
+    return impl_->start_send(base + rows.begin * row_bytes, rows.size() * row_bytes, dest, tag,
+                             [&buffer, rows](detail::RequestState&) { buffer.release(Access::read, rows); });
+  } catch (...) {
+    buffer.release(Access::read, rows);
+    throw;
+  }
+}
+
+Request Communicator::recv(Buffer& buffer, RowRange rows, int source, int tag) {
+  check_user_tag(tag);
+  auto* base = static_cast<std::byte*>(buffer.request(Access::write, rows).get());
+  const std::size_t row_bytes = buffer.row_bytes();
+  const std::size_t expected = rows.size() * row_bytes;
+  try {
+    return impl_->start_recv(
+        base + rows.begin * row_bytes, expected, source == any_source ? MPI_ANY_SOURCE : source, tag,
+        [&buffer, rows, expected, name = buffer.name()](detail::RequestState& s) {
+          buffer.release(Access::write, rows);
+          if (!s.error && s.bytes != expected)
+            throw Error("tessera::dist: " + s.what + " into rows [" + std::to_string(rows.begin) + ", " +
+                        std::to_string(rows.end) + ") of buffer '" + name + "' got " + std::to_string(s.bytes) +
+                        " B, not the " + std::to_string(expected) + " B of those rows");
+        });
+  } catch (...) {
+    buffer.release(Access::write, rows);
+    throw;
+  }
+}
+
+Node& Communicator::send_node(NodeGraph& graph, const void* data, std::size_t bytes, int dest, int tag) {
+  check_user_tag(tag);
+  auto* impl = impl_.get();
+  return graph.emplace_async([impl, data, bytes, dest, tag](AsyncDone done) {
+    impl->start_send(data, bytes, dest, tag, [done](detail::RequestState& s) {
+      if (s.error)
+        done.fail(s.error);
+      else
+        done.complete();
+    });
+  });
+}
+
+Node& Communicator::recv_node(NodeGraph& graph, void* data, std::size_t bytes, int source, int tag) {
+  check_user_tag(tag);
+  auto* impl = impl_.get();
+  const int from = source == any_source ? MPI_ANY_SOURCE : source;
+  return graph.emplace_async([impl, data, bytes, from, tag](AsyncDone done) {
+    impl->start_recv(data, bytes, from, tag, [done](detail::RequestState& s) {
+      if (s.error)
+        done.fail(s.error);
+      else
+        done.complete();
+    });
+  });
+}
+
+void Communicator::barrier() {
+  auto state = std::make_shared<detail::RequestState>();
+  state->what = "barrier";
+  {
+    std::lock_guard mpi(impl_->mpi_mutex);
+    detail::check_mpi(MPI_Ibarrier(impl_->comm, &state->request), "MPI_Ibarrier");
+  }
+  impl_->track(state).wait();
+}
+
+}  // namespace tessera::dist

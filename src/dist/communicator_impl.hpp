@@ -1,0 +1,95 @@
+#pragma once
+// The communicator's private side: MPI handles, the request states and the progress engine.
+// Every MPI call of tessera goes through `mpi_mutex`, so MPI_THREAD_SERIALIZED is all tessera
+// needs; the program may ask for more for its own calls.
+
+#include <tessera/dist/communicator.hpp>
+
+#include <mpi.h>
+
+#include <atomic>
+#include <condition_variable>
+#include <functional>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace tessera::dist::detail {
+
+struct RequestState {
+  MPI_Request request = MPI_REQUEST_NULL;
+  std::atomic<bool> done{false};
+  std::exception_ptr error;
+  std::size_t bytes = 0;
+  bool is_receive = false;
+  std::string what;  // "send of 64 B to rank 1 (tag 7)": named in errors
+  std::mutex mutex;
+  std::condition_variable cv;
+  std::function<void(RequestState&)> on_complete;
+  CommunicatorImpl* owner = nullptr;
+};
+
+/// Turns an MPI error code into a tessera::Error naming the call.
+[[noreturn]] void throw_mpi_error(int code, const std::string& what);
+inline void check_mpi(int code, const std::string& what) {
+  if (code != MPI_SUCCESS) throw_mpi_error(code, what);
+}
+
+class CommunicatorImpl {
+ public:
+  CommunicatorImpl(int* argc, char*** argv, CommunicatorOptions options);
+  ~CommunicatorImpl();
+
+  int rank = 0;
+  int size = 1;
+  bool cuda_aware = false;
+  MPI_Comm comm = MPI_COMM_NULL;
+  std::mutex mpi_mutex;
+
+  /// Hands a started MPI request to the progress engine.
+  Request track(std::shared_ptr<RequestState> state);
+  /// Starts a send/receive and tracks it. `on_complete` runs once, on completion or failure.
+  Request start_send(const void* data, std::size_t bytes, int dest, int tag, std::function<void(RequestState&)> on_complete = {});
+  Request start_recv(void* data, std::size_t capacity, int source, int tag, std::function<void(RequestState&)> on_complete = {});
+
+  /// A poller runs on every progress step (the mobile-object layer's message probe). It returns
+  /// whether it did something, which restarts the spin window. Remove before destruction.
+  using Poller = std::function<bool()>;
+  std::size_t add_poller(Poller p);
+  void remove_poller(std::size_t id);
+
+  /// One progress step, unless another thread is taking one: tests the tracked requests and runs
+  /// the pollers. Returns whether anything completed or happened.
+  bool poll_once();
+  /// Wakes the progress thread out of its sleep (new work for it).
+  void wake();
+  /// Blocks on `state` the way Request::wait does.
+  void wait(RequestState& state);
+
+  std::chrono::microseconds spin;
+  std::chrono::microseconds max_sleep;
+
+ private:
+  void progress_loop();
+  void complete(RequestState& state, int mpi_error);
+
+  std::mutex list_mutex_;
+  std::vector<std::shared_ptr<RequestState>> incoming_;
+  std::vector<std::pair<std::size_t, Poller>> pollers_;
+  std::size_t next_poller_ = 0;
+  bool pollers_changed_ = false;
+
+  std::mutex poll_mutex_;  // one progress step at a time
+  std::vector<std::shared_ptr<RequestState>> active_;
+  std::vector<MPI_Request> active_requests_;
+  std::vector<Poller> poller_snapshot_;
+
+  std::mutex sleep_mutex_;
+  std::condition_variable sleep_cv_;
+  bool woken_ = false;
+  bool stop_ = false;
+  std::thread progress_;
+};
+
+}  // namespace tessera::dist::detail
