@@ -5,7 +5,10 @@
 //   tessera-euler2d [--problem shock-bubble|shock|toro1..toro5] [--axis x|y] [--size N]
 //                   [--steps S] [--t-final T] [--cfl C] [--devices SPEC]
 //                   [--layout contiguous|strided|tiled] [--out DIR] [--png-every K]
-//                   [--h5-every K] [--checkpoint-every K] [--restart FILE] [--trace FILE]
+//                   [--h5-every K] [--checkpoint-every K] [--check-finite K] [--restart FILE]
+//                   [--trace FILE]
+//   tessera-euler2d --config run.toml   (the same options as `size = 400` lines)
+//   tessera-euler2d --help | --version  (every option with its default | tessera's version)
 //
 // Each time step is one run of a tessera::Graph built once (Ripple Listing 12: wavespeeds, max
 // reduction, dt, boundaries, x sweep and y sweep with halo-transfer nodes between partitions).
@@ -20,6 +23,7 @@
 #include <tessera/io/hdf5.hpp>
 #include <tessera/io/png.hpp>
 #include <tessera/layout.hpp>
+#include <tessera_app/cli.hpp>
 
 #include <cerrno>
 #include <chrono>
@@ -52,104 +56,66 @@ struct Settings {
   std::string trace;  // a Chrome/Perfetto trace of the steps' nodes and device streams
 };
 
-std::size_t positive(const std::string& flag, const std::string& value) {
-  std::size_t used = 0;
-  unsigned long long n = 0;
-  try {
-    n = std::stoull(value, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (used != value.size() || value.empty() || value[0] == '-')
-    throw tessera::Error(flag + " expects a non-negative integer, got '" + value + "'");
-  return static_cast<std::size_t>(n);
+// CLI11's Range and PositiveNumber let inf and nan through, and `--t-final inf` would never end:
+// a finite number in (lo, hi].
+CLI::Validator finite_in(double lo, double hi, const std::string& interval) {
+  return CLI::Validator(
+      [=](std::string& value) -> std::string {
+        char* end = nullptr;
+        const double x = std::strtod(value.c_str(), &end);
+        if (value.empty() || end != value.c_str() + value.size() || !std::isfinite(x))
+          return "Value " + value + " is not a finite number";
+        if (!(x > lo && x <= hi)) return "Value " + value + " not in " + interval;
+        return {};
+      },
+      "FLOAT in " + interval);
 }
 
-double real(const std::string& flag, const std::string& value) {
-  std::size_t used = 0;
-  double x = 0;
-  try {
-    x = std::stod(value, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (used != value.size() || value.empty() || !std::isfinite(x))
-    throw tessera::Error(flag + " expects a finite number, got '" + value + "'");
-  return x;
-}
+// CLI11 takes the argument after an option as its value even when it is the next option, so a
+// forgotten value (`--out --size 16`) would otherwise name a directory "--size".
+const CLI::Validator not_an_option(
+    [](std::string& value) -> std::string {
+      return value.rfind("--", 0) == 0 ? "needs a value, not the option '" + value + "'" : "";
+    },
+    "");
 
-const char* const usage =
-    "usage: tessera-euler2d [options]\n"
-    "  The 2-D Euler equations (FORCE, dimensional splitting) on tessera's devices.\n"
-    "  --problem P           shock-bubble (default), shock, toro1..toro5\n"
-    "  --axis x|y            direction of a Toro test (default x)\n"
-    "  --size N              cells per side (default 200, at least 4)\n"
-    "  --steps S             stop after S steps (default: run to t_final)\n"
-    "  --t-final T           end time (default: the problem's)\n"
-    "  --cfl C               Courant number in (0, 1] (default 0.9)\n"
-    "  --devices SPEC        host, sim:N, cuda, ... (default: TESSERA_DEVICES, else every GPU, else host)\n"
-    "  --layout L            contiguous, strided (default) or tiled\n"
-    "  --out DIR             output directory (default euler2d-out)\n"
-    "  --png-every K         density PNG every K steps (default: first and last)\n"
-    "  --h5-every K          HDF5/XDMF output every K steps (default: none)\n"
-    "  --checkpoint-every K  checkpoint every K steps (default: only final.ckpt)\n"
-    "  --check-finite K      stop with an error naming the cell if the state is not finite, checked\n"
-    "                        every K steps (default 0: before each output and at the end)\n"
-    "  --restart FILE        continue from a checkpoint of the same problem and size\n"
-    "  --trace FILE          write a Chrome/Perfetto trace of the steps\n"
-    "  --help                this text\n";
-
-Settings parse(int argc, char** argv) {
-  Settings s;
-  for (int i = 1; i < argc; i += 2) {
-    const std::string flag = argv[i];
-    if (flag == "--help" || flag == "-h") {
-      std::fputs(usage, stdout);
-      std::exit(0);
-    }
-    if (i + 1 >= argc) throw tessera::Error(flag + " needs a value (see --help)");
-    const std::string value = argv[i + 1];
-    if (value.rfind("--", 0) == 0 && flag.rfind("--", 0) == 0)
-      throw tessera::Error(flag + " needs a value, but the next argument is the option '" + value + "' (see --help)");
-    if (flag == "--problem")
-      s.problem = value;
-    else if (flag == "--axis")
-      s.axis = value;
-    else if (flag == "--size")
-      s.size = positive(flag, value);
-    else if (flag == "--steps")
-      s.steps = positive(flag, value);
-    else if (flag == "--t-final")
-      s.t_final = real(flag, value);
-    else if (flag == "--cfl")
-      s.cfl = real(flag, value);
-    else if (flag == "--devices")
-      s.devices = value;
-    else if (flag == "--layout")
-      s.layout = value;
-    else if (flag == "--out")
-      s.out = value;
-    else if (flag == "--png-every")
-      s.png_every = positive(flag, value);
-    else if (flag == "--h5-every")
-      s.h5_every = positive(flag, value);
-    else if (flag == "--checkpoint-every")
-      s.checkpoint_every = positive(flag, value);
-    else if (flag == "--check-finite")
-      s.check_finite_every = positive(flag, value);
-    else if (flag == "--restart")
-      s.restart = value;
-    else if (flag == "--trace")
-      s.trace = value;
-    else
-      throw tessera::Error("unknown option '" + flag + "' (see --help)");
-  }
-  if (s.size < 4) throw tessera::Error("--size must be at least 4, got " + std::to_string(s.size));
-  if (s.axis != "x" && s.axis != "y") throw tessera::Error("--axis must be x or y, got '" + s.axis + "'");
-  if (!(s.cfl > 0 && s.cfl <= 1)) throw tessera::Error("--cfl must be in (0, 1], got " + std::to_string(s.cfl));
-  if (s.png_every > 0 && !tessera::io::png_supported())
-    throw tessera::Error("--png-every needs PNG output, and this build of tessera has no libpng");
-  return s;
+void add_options(CLI::App& app, Settings& s) {
+  const auto count = CLI::Range(0, 1 << 30);
+  app.add_option("--problem", s.problem, "the shock-bubble, the planar shock alone, or Toro's tests 1-5")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"shock-bubble", "shock", "toro1", "toro2", "toro3", "toro4", "toro5"}));
+  app.add_option("--axis", s.axis, "direction of a Toro test")->capture_default_str()->check(CLI::IsMember({"x", "y"}));
+  app.add_option("--size", s.size, "cells per side (a Toro test: cells along the axis, 4 across)")
+      ->capture_default_str()
+      ->check(CLI::Range(4, 1 << 20));
+  app.add_option("--steps", s.steps, "stop after S steps (default: run to t_final)")->check(count);
+  app.add_option("--t-final", s.t_final, "end time (default: the problem's)")
+      ->check(finite_in(0, std::numeric_limits<double>::infinity(), "(0, inf)"));
+  app.add_option("--cfl", s.cfl, "Courant number")->capture_default_str()->check(finite_in(0, 1, "(0, 1]"));
+  app.add_option("--devices", s.devices,
+                 "host, sim:N[:SIZE], cuda, ... (default: TESSERA_DEVICES, else every GPU, else host)")
+      ->check(not_an_option);
+  app.add_option("--layout", s.layout, "layout of the state")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"contiguous", "strided", "tiled"}));
+  app.add_option("--out", s.out, "output directory")->capture_default_str()->check(not_an_option);
+  app.add_option("--png-every", s.png_every, "a density PNG every K steps (0: the first and the last)")
+      ->capture_default_str()
+      ->check(count);
+  app.add_option("--h5-every", s.h5_every, "HDF5/XDMF output every K steps (0: none)")
+      ->capture_default_str()
+      ->check(count);
+  app.add_option("--checkpoint-every", s.checkpoint_every, "a checkpoint every K steps (0: only final.ckpt)")
+      ->capture_default_str()
+      ->check(count);
+  app.add_option("--check-finite", s.check_finite_every,
+                 "stop with an error naming the cell if the state is not finite, checked every K steps (0: before "
+                 "each output and at the end)")
+      ->capture_default_str()
+      ->check(count);
+  app.add_option("--restart", s.restart, "continue from a checkpoint of the same problem and size")
+      ->check(not_an_option);
+  app.add_option("--trace", s.trace, "write a Chrome/Perfetto trace of the steps")->check(not_an_option);
 }
 
 euler2d::Problem make_problem(const Settings& s) {
@@ -298,7 +264,13 @@ int run(const Settings& s) {
 }  // namespace
 
 int main(int argc, char** argv) try {
-  const Settings s = parse(argc, argv);
+  Settings s;
+  CLI::App app{"The 2-D Euler equations (FORCE, dimensional splitting) on tessera's devices", "tessera-euler2d"};
+  tessera_app::add_standard_options(app);
+  add_options(app, s);
+  if (const auto exit = tessera_app::parse(app, argc, argv)) return *exit;
+  if (s.png_every > 0 && !tessera::io::png_supported())
+    throw tessera::Error("--png-every needs PNG output, and this build of tessera has no libpng");
   if (s.layout == "strided") return run<tessera::Strided>(s);
   if (s.layout == "contiguous") return run<tessera::Contiguous>(s);
   if (s.layout == "tiled") return run<tessera::Tiled<8>>(s);
