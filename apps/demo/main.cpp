@@ -5,11 +5,13 @@
 // their trace (open in ui.perfetto.dev) and DOT graph.
 //
 //   tessera-demo [--out DIR] [--size N] [--parts P] [--runs R] [--devices SPEC] [--tiles T]
+//   tessera-demo --config run.toml    (the same options as `size = 50000` lines; --help lists them)
 
 #include "device_pipeline.hpp"
 
 #include <tessera/core/error.hpp>
 #include <tessera/sched/executor.hpp>
+#include <tessera_app/cli.hpp>
 
 #include <chrono>
 #include <cmath>
@@ -31,32 +33,20 @@ struct Options {
   std::size_t tiles = 8;
 };
 
-std::size_t parse_count(const char* flag, const char* text) {
-  char* end = nullptr;
-  unsigned long long v = std::strtoull(text, &end, 10);
-  if (end == text || *end != '\0' || v == 0)
-    throw tessera::Error(std::string(flag) + " expects a positive integer, got '" + text + "'");
-  return static_cast<std::size_t>(v);
-}
-
-Options parse(int argc, char** argv) {
-  Options o;
-  for (int i = 1; i < argc; ++i) {
-    std::string a = argv[i];
-    auto value = [&]() -> const char* {
-      if (i + 1 >= argc) throw tessera::Error(a + " needs a value");
-      return argv[++i];
-    };
-    if (a == "--out") o.out = value();
-    else if (a == "--size") o.size = parse_count("--size", value());
-    else if (a == "--parts") o.parts = parse_count("--parts", value());
-    else if (a == "--runs") o.runs = parse_count("--runs", value());
-    else if (a == "--devices") o.devices = value();
-    else if (a == "--tiles") o.tiles = parse_count("--tiles", value());
-    else throw tessera::Error("unknown argument '" + a +
-                              "'; use --out DIR, --size N, --parts P, --runs R, --devices SPEC, --tiles T");
-  }
-  return o;
+CLI::App& add_options(CLI::App& app, Options& o) {
+  tessera_app::add_standard_options(app);
+  app.add_option("--out", o.out, "directory of the traces and DOT graphs")->capture_default_str();
+  app.add_option("--size", o.size, "elements of the CPU graph's arrays")
+      ->capture_default_str()
+      ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 32));
+  app.add_option("--parts", o.parts, "partitions of the CPU graph (at most --size)")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 1 << 16));
+  app.add_option("--runs", o.runs, "runs of each graph")->capture_default_str()->check(CLI::Range(1, 1 << 20));
+  app.add_option("--devices", o.devices,
+                 "host, sim:N[:SIZE] or cuda (default: TESSERA_DEVICES, else two simulated devices with slow copies)");
+  app.add_option("--tiles", o.tiles, "tiles of the device graph")->capture_default_str()->check(CLI::Range(1, 1 << 16));
+  return app;
 }
 
 double initial(std::size_t i) { return std::sin(0.001 * static_cast<double>(i)); }
@@ -76,7 +66,10 @@ tessera::DeviceSet demo_devices(const std::string& spec) {
 }  // namespace
 
 int main(int argc, char** argv) try {
-  const Options opt = parse(argc, argv);
+  Options opt;
+  CLI::App app{"tessera's demo: a CPU graph and a graph of CPU and device nodes, each traced and checked",
+               "tessera-demo"};
+  if (const auto exit = tessera_app::parse(add_options(app, opt), argc, argv)) return *exit;
   tessera::DeviceSet devices = demo_devices(opt.devices);
   tessera::ExecutorOptions exec_options;
   exec_options.num_devices = devices.num_accelerators();
@@ -88,20 +81,21 @@ int main(int argc, char** argv) try {
   tessera::NodeGraph g("demo");
   auto& fill = g.emplace([&] { ex.parallel_for(0, n, [&](std::size_t i) { u[i] = initial(i); }); }).name("fill");
   auto& reduce = g.emplace([&] {
-    total = 0.0;
-    for (double p : partial) total += p;
-  }).name("reduce");
+                    total = 0.0;
+                    for (double p : partial) total += p;
+                  }).name("reduce");
   for (std::size_t p = 0; p < parts; ++p) {
     const std::size_t lo = p * n / parts, hi = (p + 1) * n / parts;
     auto& smooth = g.emplace([&, lo, hi] {
-      ex.parallel_for(lo, hi, [&](std::size_t i) {
-        double l = i > 0 ? u[i - 1] : u[i], r = i + 1 < n ? u[i + 1] : u[i];
-        v[i] = 0.25 * l + 0.5 * u[i] + 0.25 * r;
-      });
-    }).name("smooth[" + std::to_string(p) + "]");
+                      ex.parallel_for(lo, hi, [&](std::size_t i) {
+                        double l = i > 0 ? u[i - 1] : u[i], r = i + 1 < n ? u[i + 1] : u[i];
+                        v[i] = 0.25 * l + 0.5 * u[i] + 0.25 * r;
+                      });
+                    }).name("smooth[" + std::to_string(p) + "]");
     auto& sum = g.emplace([&, lo, hi, p] {
-      partial[p] = ex.parallel_reduce(lo, hi, 0.0, [&](std::size_t i, double& a) { a += v[i]; }, std::plus<>{});
-    }).name("sum[" + std::to_string(p) + "]");
+                   partial[p] = ex.parallel_reduce(
+                       lo, hi, 0.0, [&](std::size_t i, double& a) { a += v[i]; }, std::plus<>{});
+                 }).name("sum[" + std::to_string(p) + "]");
     fill.precede(smooth);
     smooth.precede(sum);
     sum.precede(reduce);

@@ -5,17 +5,21 @@
 //
 //   tessera-eikonal [--dims 2|3] [--size N] [--band B] [--precision float|double]
 //                   [--layout contiguous|strided] [--devices SPEC] [--driver graph|direct]
+//   tessera-eikonal --config run.toml    (the same options as `size = 64` lines; --help lists them)
 //
-// --driver direct runs the same kernels from a host loop instead of a tessera::Graph.
+// --driver direct runs the same kernels from a host loop instead of a tessera::Graph. Without
+// --devices the devices come from TESSERA_DEVICES (else the host).
 
 #include <tessera/device/device_set.hpp>
 #include <tessera/exec.hpp>
 #include <tessera/layout.hpp>
 #include <tessera/memory/memory_manager.hpp>
+#include <tessera_app/cli.hpp>
 
 #include "fim.hpp"
 
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 
 struct Settings {
@@ -24,13 +28,21 @@ struct Settings {
   std::size_t band = 10;
   std::string precision = "float";
   std::string layout = "strided";
-  std::string devices = "host";
-  eikonal::Driver driver = eikonal::Driver::graph;
+  std::string devices;  // empty: TESSERA_DEVICES, else the host
+  std::string driver = "graph";
 };
+
+// The kernels here are compiled by the host compiler and cannot run on a CUDA GPU, so without
+// --devices or TESSERA_DEVICES the host runs them, not DeviceSet's default of every GPU found.
+std::string device_selection(const std::string& given) {
+  if (!given.empty()) return given;
+  const char* env = std::getenv("TESSERA_DEVICES");
+  return env != nullptr && *env != '\0' ? std::string{} : "host";  // "": DeviceSet reads the variable
+}
 
 template <typename T, std::size_t D, typename Layout>
 int run(const Settings& s) {
-  tessera::DeviceSet devices = tessera::DeviceSet::select(s.devices);
+  tessera::DeviceSet devices = tessera::DeviceSet::select(device_selection(s.devices));
   tessera::MemoryManager memory(devices);
   tessera::Executor executor;
   eikonal::Problem<D> problem;
@@ -39,17 +51,21 @@ int run(const Settings& s) {
   // One partition per device, stacked along the slowest dimension (whole-row halos).
   problem.partitions[D - 1] = devices.num_accelerators() > 0 ? devices.num_accelerators() : 1;
 
-  const eikonal::Solution<T> solution = eikonal::solve<T, D, Layout>(memory, executor, problem, s.driver);
+  const eikonal::Driver driver = s.driver == "direct" ? eikonal::Driver::direct : eikonal::Driver::graph;
+  const eikonal::Solution<T> solution = eikonal::solve<T, D, Layout>(memory, executor, problem, driver);
   const eikonal::Errors e = eikonal::measure_errors(problem, solution.phi);
   const double bound = eikonal::error_bound(problem);
-  std::printf("eikonal: %zu-D, %zu^%zu cells, band %zu, %s, %s layout on %s (%s): %zu iterations in %.3f ms "
-              "(%.3f ms each)\n",
-              D, s.size, D, s.band, s.precision.c_str(), Layout::name, s.devices.c_str(),
-              s.driver == eikonal::Driver::graph ? "graph" : "direct calls", solution.iterations,
-              solution.seconds * 1e3, solution.seconds * 1e3 / static_cast<double>(solution.iterations));
-  std::printf("eikonal: %zu sites in the band; error against |x - centre|: max %.3g (%.2f h), mean %.3g (%.2f h); "
-              "bound %.3g\n",
-              e.computed, e.max, e.max / problem.spacing(), e.mean, e.mean / problem.spacing(), bound);
+  std::printf(
+      "eikonal: %zu-D, %zu^%zu cells, band %zu, %s, %s layout on %s (%s): %zu iterations in %.3f ms "
+      "(%.3f ms each)\n",
+      D, s.size, D, s.band, s.precision.c_str(), Layout::name,
+      devices.num_accelerators() == 0 ? "host" : devices.spec().c_str(),
+      driver == eikonal::Driver::graph ? "graph" : "direct calls", solution.iterations, solution.seconds * 1e3,
+      solution.seconds * 1e3 / static_cast<double>(solution.iterations));
+  std::printf(
+      "eikonal: %zu sites in the band; error against |x - centre|: max %.3g (%.2f h), mean %.3g (%.2f h); "
+      "bound %.3g\n",
+      e.computed, e.max, e.max / problem.spacing(), e.mean, e.mean / problem.spacing(), bound);
   if (e.max > bound || e.missing > 0 || e.beyond_band > 0) {
     std::fprintf(stderr, "eikonal: FAILED: max error %.3g (bound %.3g), %zu band sites not reached, %zu beyond it\n",
                  e.max, bound, e.missing, e.beyond_band);
@@ -58,59 +74,45 @@ int run(const Settings& s) {
   return 0;
 }
 
+// The command line admits only these layouts, dimensions and precisions.
 template <typename T, std::size_t D>
 int with_layout(const Settings& s) {
   if (s.layout == "contiguous") return run<T, D, tessera::Contiguous>(s);
-  if (s.layout == "strided") return run<T, D, tessera::Strided>(s);
-  throw tessera::Error("--layout must be contiguous or strided, got '" + s.layout + "'");
+  return run<T, D, tessera::Strided>(s);
 }
 
 template <typename T>
 int with_dims(const Settings& s) {
   if (s.dims == 2) return with_layout<T, 2>(s);
-  if (s.dims == 3) return with_layout<T, 3>(s);
-  throw tessera::Error("--dims must be 2 or 3, got " + std::to_string(s.dims));
-}
-
-std::size_t count(const std::string& flag, const std::string& value) {
-  std::size_t used = 0;
-  unsigned long long n = 0;
-  try {
-    n = std::stoull(value, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (used != value.size() || value.empty() || value[0] == '-')
-    throw tessera::Error(flag + " takes a non-negative whole number, got '" + value + "'");
-  return static_cast<std::size_t>(n);
-}
-
-eikonal::Driver driver(const std::string& value) {
-  if (value == "graph") return eikonal::Driver::graph;
-  if (value == "direct") return eikonal::Driver::direct;
-  throw tessera::Error("--driver must be graph or direct, got '" + value + "'");
+  return with_layout<T, 3>(s);
 }
 
 int main(int argc, char** argv) try {
   Settings s;
-  for (int i = 1; i < argc; i += 2) {
-    const std::string flag = argv[i];
-    if (i + 1 == argc) throw tessera::Error("option '" + flag + "' needs a value");
-    const std::string value = argv[i + 1];
-    if (flag == "--dims") s.dims = count(flag, value);
-    else if (flag == "--size") s.size = count(flag, value);
-    else if (flag == "--band") s.band = count(flag, value);
-    else if (flag == "--precision") s.precision = value;
-    else if (flag == "--layout") s.layout = value;
-    else if (flag == "--devices") s.devices = value;
-    else if (flag == "--driver") s.driver = driver(value);
-    else throw tessera::Error("unknown option '" + flag +
-                              "' (use --dims, --size, --band, --precision, --layout, --devices, --driver)");
-  }
-  if (s.size == 0) throw tessera::Error("--size must be at least 1");
+  CLI::App app{
+      "The Eikonal equation by the Fast Iterative Method in a band around a point source (Ripple 7.4), "
+      "checked against the exact distance",
+      "tessera-eikonal"};
+  tessera_app::add_standard_options(app);
+  app.add_option("--dims", s.dims, "dimensions of the grid")->capture_default_str()->check(CLI::IsMember({2, 3}));
+  app.add_option("--size", s.size, "cells per side")->capture_default_str()->check(CLI::Range(1, 1 << 16));
+  app.add_option("--band", s.band, "cells from the source to solve for")
+      ->capture_default_str()
+      ->check(CLI::Range(0, 1 << 16));
+  app.add_option("--precision", s.precision, "the scalar of phi")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"float", "double"}));
+  app.add_option("--layout", s.layout, "layout of the Cell tensor")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"contiguous", "strided"}));
+  app.add_option("--devices", s.devices,
+                 "a device selection: host, sim:N[:SIZE], ... (default: TESSERA_DEVICES, else the host)");
+  app.add_option("--driver", s.driver, "the solve as a tessera::Graph, or its kernels called from a host loop")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"graph", "direct"}));
+  if (const auto exit = tessera_app::parse(app, argc, argv)) return *exit;
   if (s.precision == "float") return with_dims<float>(s);
-  if (s.precision == "double") return with_dims<double>(s);
-  throw tessera::Error("--precision must be float or double, got '" + s.precision + "'");
+  return with_dims<double>(s);
 } catch (const std::exception& e) {
   std::fprintf(stderr, "eikonal: %s\n", e.what());
   return 2;

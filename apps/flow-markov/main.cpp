@@ -1,38 +1,30 @@
 // tessera-flow-markov [--states N] [--chains K] [--threshold X] [--seed S]
 // Steady states of K random Markov chains at once, each an input set circling the same cyclic
 // flow (Alea figure 4), checked against LAPACK's eigenvector to 1e-8. Devices: TESSERA_DEVICES.
+// --help lists the options with their defaults; --config FILE reads them as `states = 120` lines.
 #include "markov_flow.hpp"
 
 #include <tessera/device/device_set.hpp>
+#include <tessera_app/cli.hpp>
 
 #include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <cstdlib>
-#include <cstring>
+#include <limits>
 #include <map>
 #include <mutex>
 #include <string>
 
 namespace {
 
-[[noreturn]] void usage(const char* why) {
-  std::fprintf(stderr,
-               "tessera-flow-markov: %s\nusage: tessera-flow-markov [--states N] [--chains K] [--threshold X] "
-               "[--seed S]\n",
-               why);
-  std::exit(2);
-}
-
-double number(const char* option, const char* text, double min) {
-  char* end = nullptr;
-  const double v = std::strtod(text, &end);
-  if (end == text || *end != '\0' || !std::isfinite(v) || v < min) {
-    std::fprintf(stderr, "tessera-flow-markov: %s expects a number >= %g, got '%s'\n", option, min, text);
-    std::exit(2);
-  }
-  return v;
-}
+// CLI::Range lets NaN through (no comparison with it holds), so real-valued options check this first.
+const CLI::Validator finite_number(
+    [](std::string& text) {
+      double v = 0;
+      if (CLI::detail::lexical_cast(text, v) && std::isfinite(v)) return std::string{};
+      return "Value " + text + " is not a finite number";
+    },
+    "", "FINITE");
 
 }  // namespace
 
@@ -40,22 +32,21 @@ int main(int argc, char** argv) {
   std::size_t states = 400, chains = 4;
   double threshold = 1e-13;
   std::uint64_t seed = 2026;
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    if (a == "--help" || a == "-h") usage("the steady state of Markov chains as a cyclic dataflow");
-    if (i + 1 >= argc) usage(("option " + a + " needs a value").c_str());
-    const char* v = argv[++i];
-    if (a == "--states")
-      states = static_cast<std::size_t>(number("--states", v, 2));
-    else if (a == "--chains")
-      chains = static_cast<std::size_t>(number("--chains", v, 1));
-    else if (a == "--threshold")
-      threshold = number("--threshold", v, 0);
-    else if (a == "--seed")
-      seed = static_cast<std::uint64_t>(number("--seed", v, 0));
-    else
-      usage(("unknown option " + a).c_str());
-  }
+  CLI::App app{"Steady states of random Markov chains as a cyclic dataflow (Alea figure 4), checked against LAPACK",
+               "tessera-flow-markov"};
+  tessera_app::add_standard_options(app);
+  app.add_option("--states", states, "states of each chain")->capture_default_str()->check(CLI::Range(2, 1 << 15));
+  app.add_option("--chains", chains, "chains in flight at once")->capture_default_str()->check(CLI::Range(1, 4096));
+  // The L1 distance of two distributions is at most 2.
+  app.add_option("--threshold", threshold, "a chain stops once the L1 change of v is at most X")
+      ->capture_default_str()
+      ->check(finite_number)
+      ->check(CLI::Range(0.0, 2.0));
+  // CLI11's unsigned conversion would wrap -1 to 2^64 - 1; checked as a signed number it is refused.
+  app.add_option("--seed", seed, "seed of the first chain's transition matrix (chain c: S + c)")
+      ->capture_default_str()
+      ->check(CLI::Range(std::int64_t{0}, std::numeric_limits<std::int64_t>::max()));
+  if (const auto exit = tessera_app::parse(app, argc, argv)) return *exit;
   try {
     auto devices = tessera::DeviceSet::select();
     std::printf("markov: %zu chains of %zu states on %s, threshold %g (L1 change of v)\n", chains, states,

@@ -1,5 +1,6 @@
 // tessera-flow-mlp [--epochs N] [--hidden N] [--batch N] [--lr X] [--activation relu|sigmoid]
 //                  [--train-limit N] [--test-limit N] [--no-fusion] [--seed N] [--target X] [--data DIR]
+// tessera-flow-mlp --config run.toml    (the same options as `epochs = 3` lines; --help lists them)
 // Trains the MLP of Alea §5.2 on Fashion-MNIST with forward and backward propagation dataflows
 // and checks its test accuracy. Devices: TESSERA_DEVICES (host, sim:N, ...).
 #include "flow-mlp/fashion_mnist.hpp"
@@ -8,12 +9,12 @@
 #include <tessera/core/error.hpp>
 #include <tessera/device/device.hpp>
 #include <tessera/device/device_set.hpp>
+#include <tessera_app/cli.hpp>
 
-#include <cerrno>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <cstdlib>
+#include <limits>
 #include <string>
 
 namespace {
@@ -29,91 +30,57 @@ struct Settings {
   std::string data = flow_mlp::fashion_mnist_directory();
 };
 
-const char* const usage_text =
-    "usage: tessera-flow-mlp [options]\n"
-    "  Trains a 784 -> hidden -> 10 perceptron on Fashion-MNIST with forward and backward\n"
-    "  propagation dataflows (Alea 5.2) and checks the test accuracy. Devices: TESSERA_DEVICES.\n"
-    "  --epochs N            passes over the training set (default 10)\n"
-    "  --hidden N            hidden units (default 128)\n"
-    "  --batch N             examples per SGD step (default 100)\n"
-    "  --lr X                learning rate (default 0.1)\n"
-    "  --activation A        relu (default) or sigmoid\n"
-    "  --train-limit N       use the first N training images (default all 60000)\n"
-    "  --test-limit N        use the first N test images (default all 10000)\n"
-    "  --no-fusion           run the flows as built, without fusing operations\n"
-    "  --seed N              seed of the initial weights and the shuffles (default 1)\n"
-    "  --target X            the test accuracy to reach (default 0.85)\n"
-    "  --data DIR            the four .gz files (default FASHION_MNIST_DIR, else\n"
-    "                        /usr/share/datasets/fashion-mnist)\n";
+// CLI::Range lets NaN through (no comparison with it holds), so real-valued options check this first.
+const CLI::Validator finite_number(
+    [](std::string& text) {
+      double v = 0;
+      if (CLI::detail::lexical_cast(text, v) && std::isfinite(v)) return std::string{};
+      return "Value " + text + " is not a finite number";
+    },
+    "", "FINITE");
 
-[[noreturn]] void usage_error(const std::string& why) {
-  std::fprintf(stderr, "tessera-flow-mlp: %s\n%s", why.c_str(), usage_text);
-  std::exit(2);
-}
+// After CLI::Range(0, ...): a learning rate of 0 would train nothing, and a Range includes its ends.
+const CLI::Validator not_zero(
+    [](std::string& text) {
+      double v = 0;
+      if (CLI::detail::lexical_cast(text, v) && v != 0) return std::string{};
+      return "Value " + text + " is not above 0";
+    },
+    "", "NOT_ZERO");
 
-std::size_t positive_integer(const std::string& option, const std::string& text) {
-  char* end = nullptr;
-  errno = 0;
-  const unsigned long long v = std::strtoull(text.c_str(), &end, 10);
-  if (text.empty() || text[0] == '-' || *end != '\0' || errno != 0 || v == 0)
-    usage_error(option + " expects a positive integer, got '" + text + "'");
-  return static_cast<std::size_t>(v);
-}
-
-// A number in [low, high], or (low, high] when `open_low`.
-double number_in(const std::string& option, const std::string& text, double low, bool open_low, double high,
-                 const char* range) {
-  char* end = nullptr;
-  const double v = std::strtod(text.c_str(), &end);
-  const bool above_low = open_low ? v > low : v >= low;
-  if (text.empty() || *end != '\0' || !std::isfinite(v) || !above_low || v > high)
-    usage_error(option + " expects a number " + range + ", got '" + text + "'");
-  return v;
-}
-
-Settings parse(int argc, char** argv) {
-  Settings s;
-  for (int i = 1; i < argc; ++i) {
-    const std::string option = argv[i];
-    if (option == "--help" || option == "-h") {
-      std::fputs(usage_text, stdout);
-      std::exit(0);
-    }
-    if (option == "--no-fusion") {
-      s.fusion = false;
-      continue;
-    }
-    if (i + 1 >= argc) usage_error(option + " needs a value");
-    const std::string value = argv[++i];
-    if (option == "--epochs")
-      s.epochs = positive_integer(option, value);
-    else if (option == "--hidden")
-      s.model.hidden = positive_integer(option, value);
-    else if (option == "--batch")
-      s.batch = positive_integer(option, value);
-    else if (option == "--lr")
-      s.model.learning_rate = static_cast<float>(number_in(option, value, 0.0, true, 1e3, "in (0, 1000]"));
-    else if (option == "--activation") {
-      if (value == "relu")
-        s.model.activation = flow_mlp::Activation::relu;
-      else if (value == "sigmoid")
-        s.model.activation = flow_mlp::Activation::sigmoid;
-      else
-        usage_error("--activation expects relu or sigmoid, got '" + value + "'");
-    } else if (option == "--train-limit")
-      s.train_limit = positive_integer(option, value);
-    else if (option == "--test-limit")
-      s.test_limit = positive_integer(option, value);
-    else if (option == "--seed")
-      s.model.seed = positive_integer(option, value);
-    else if (option == "--target")
-      s.target = number_in(option, value, 0.0, false, 1.0, "in [0, 1]");
-    else if (option == "--data")
-      s.data = value;
-    else
-      usage_error("unknown option '" + option + "'");
-  }
-  return s;
+void add_options(CLI::App& app, Settings& s, std::string& activation, bool& no_fusion) {
+  tessera_app::add_standard_options(app);
+  app.add_option("--epochs", s.epochs, "passes over the training set")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 1 << 20));
+  app.add_option("--hidden", s.model.hidden, "hidden units")->capture_default_str()->check(CLI::Range(1, 1 << 16));
+  app.add_option("--batch", s.batch, "examples per SGD step")->capture_default_str()->check(CLI::Range(1, 1 << 20));
+  app.add_option("--lr", s.model.learning_rate, "learning rate, in (0, 1000]")
+      ->capture_default_str()
+      ->check(finite_number)
+      ->check(CLI::Range(0.0, 1000.0))
+      ->check(not_zero);
+  app.add_option("--activation", activation, "of the hidden layer")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"relu", "sigmoid"}));
+  // The defaults are "every image": shown as such rather than as SIZE_MAX.
+  app.add_option("--train-limit", s.train_limit, "use the first N training images")
+      ->default_str("all 60000")
+      ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 32));
+  app.add_option("--test-limit", s.test_limit, "use the first N test images")
+      ->default_str("all 10000")
+      ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 32));
+  app.add_flag("--no-fusion", no_fusion, "run the flows as built, without fusing operations");
+  // CLI11's unsigned conversion would wrap -1 to 2^64 - 1; checked as a signed number it is refused.
+  app.add_option("--seed", s.model.seed, "seed of the initial weights and the shuffles")
+      ->capture_default_str()
+      ->check(CLI::Range(std::int64_t{1}, std::numeric_limits<std::int64_t>::max()));
+  app.add_option("--target", s.target, "the test accuracy to reach")
+      ->capture_default_str()
+      ->check(finite_number)
+      ->check(CLI::Range(0.0, 1.0));
+  app.add_option("--data", s.data, "directory of Fashion-MNIST's four .gz files (default: FASHION_MNIST_DIR where set)")
+      ->capture_default_str();
 }
 
 double seconds_since(std::chrono::steady_clock::time_point start) {
@@ -170,7 +137,17 @@ int run(const Settings& s) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const Settings settings = parse(argc, argv);
+  Settings settings;
+  std::string activation = "relu";
+  bool no_fusion = false;
+  CLI::App app{
+      "Trains a 784 -> hidden -> 10 perceptron on Fashion-MNIST with forward and backward propagation "
+      "dataflows (Alea 5.2) and checks the test accuracy. Devices: TESSERA_DEVICES.",
+      "tessera-flow-mlp"};
+  add_options(app, settings, activation, no_fusion);
+  if (const auto exit = tessera_app::parse(app, argc, argv)) return *exit;
+  settings.model.activation = activation == "sigmoid" ? flow_mlp::Activation::sigmoid : flow_mlp::Activation::relu;
+  settings.fusion = !no_fusion;
   try {
     return run(settings);
   } catch (const std::exception& e) {

@@ -3,23 +3,23 @@
 //
 //   tessera-flow-options [--sets N] [--options N] [--paths N] [--tolerance X] [--max-rounds N]
 //                        [--seed N] [--placement data_affine|per_input_set|host]
+//   tessera-flow-options --config run.toml    (the same options as `sets = 3` lines; --help lists them)
 //
-// Devices come from TESSERA_DEVICES (host when unset). Exits 1 when a price is more than 3
-// standard errors from Black-Scholes, 2 for a bad command line.
+// Devices come from TESSERA_DEVICES (unset: every GPU found, else the host). Exits 1 when a
+// price is more than 3 standard errors from Black-Scholes, 2 for a bad command line.
 
 #include <tessera/core/error.hpp>
 #include <tessera/device/device_set.hpp>
 #include <tessera/sched/executor.hpp>
+#include <tessera_app/cli.hpp>
 
 #include <algorithm>
-#include <charconv>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <mutex>
 #include <string>
-#include <string_view>
-#include <system_error>
 #include <vector>
 
 #include "flow-options/black_scholes.hpp"
@@ -39,78 +39,45 @@ struct Settings {
   flow::Placement placement = flow::Placement::data_affine;
 };
 
-struct UsageError {
-  std::string message;
-};
+// CLI::Range lets NaN through (no comparison with it holds), so real-valued options check this first.
+const CLI::Validator finite_number(
+    [](std::string& text) {
+      double v = 0;
+      if (CLI::detail::lexical_cast(text, v) && std::isfinite(v)) return std::string{};
+      return "Value " + text + " is not a finite number";
+    },
+    "", "FINITE");
 
-constexpr const char* usage =
-    "usage: tessera-flow-options [--sets N] [--options N] [--paths N] [--tolerance X] [--max-rounds N] [--seed N]\n"
-    "                            [--placement data_affine|per_input_set|host]\n"
-    "  --sets N        option sets in flight at once (default 4)\n"
-    "  --options N     options per set, calls and puts in pairs of one strike (default 16)\n"
-    "  --paths N       paths per set per round (default 131072)\n"
-    "  --tolerance X   stop a set once every price has a standard error <= X (default 0.01; 0: --max-rounds)\n"
-    "  --max-rounds N  at most N rounds per set (default 200)\n"
-    "  --seed N        key of the Philox generator (default 2024)\n"
-    "  --placement P   where firings run (default data_affine)\n"
-    "devices: TESSERA_DEVICES (host, sim:N, cuda, ...; default host)\n";
-
-std::size_t positive_integer(std::string_view flag, std::string_view text) {
-  std::size_t v = 0;
-  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-  if (ec != std::errc{} || end != text.data() + text.size() || v == 0)
-    throw UsageError{std::string(flag) + " expects a positive integer, got '" + std::string(text) + "'"};
-  return v;
+void add_options(CLI::App& app, Settings& s, std::string& placement) {
+  tessera_app::add_standard_options(app);
+  app.add_option("--sets", s.sets, "option sets in flight at once")->capture_default_str()->check(CLI::Range(1, 4096));
+  app.add_option("--options", s.options, "options per set, calls and puts in pairs of one strike")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 1 << 16));
+  app.add_option("--paths", s.pricer.paths_per_round, "paths per set per round")
+      ->capture_default_str()
+      ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 32));
+  app.add_option("--tolerance", s.pricer.tolerance,
+                 "stop a set once every price has a standard error <= X (0: run --max-rounds rounds)")
+      ->capture_default_str()
+      ->check(finite_number)
+      ->check(CLI::Range(0.0, 1000.0));
+  app.add_option("--max-rounds", s.pricer.max_rounds, "at most N rounds per set")
+      ->capture_default_str()
+      ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 32));
+  // CLI11's unsigned conversion would wrap -1 to 2^64 - 1; checked as a signed number it is refused.
+  app.add_option("--seed", s.pricer.seed, "key of the Philox generator")
+      ->capture_default_str()
+      ->check(CLI::Range(std::int64_t{0}, std::numeric_limits<std::int64_t>::max()));
+  app.add_option("--placement", placement, "where firings run (per_input_set keeps each set on one device)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"data_affine", "per_input_set", "host"}));
 }
 
-std::uint64_t any_integer(std::string_view flag, std::string_view text) {
-  std::uint64_t v = 0;
-  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-  if (ec != std::errc{} || end != text.data() + text.size())
-    throw UsageError{std::string(flag) + " expects a non-negative integer, got '" + std::string(text) + "'"};
-  return v;
-}
-
-double non_negative_number(std::string_view flag, std::string_view text) {
-  double v = 0;
-  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-  if (ec != std::errc{} || end != text.data() + text.size() || !std::isfinite(v) || v < 0)
-    throw UsageError{std::string(flag) + " expects a non-negative number, got '" + std::string(text) + "'"};
-  return v;
-}
-
-flow::Placement placement_named(std::string_view text) {
-  if (text == "data_affine") return flow::Placement::data_affine;
+flow::Placement placement_named(const std::string& text) {
   if (text == "per_input_set") return flow::Placement::per_input_set;
   if (text == "host") return flow::Placement::host;
-  throw UsageError{"--placement must be data_affine, per_input_set or host, got '" + std::string(text) + "'"};
-}
-
-Settings parse(int argc, char** argv) {
-  Settings s;
-  for (int i = 1; i < argc; ++i) {
-    const std::string_view flag = argv[i];
-    if (flag == "--help" || flag == "-h") throw UsageError{};
-    if (i + 1 >= argc) throw UsageError{std::string(flag) + " needs a value"};
-    const std::string_view value = argv[++i];
-    if (flag == "--sets")
-      s.sets = positive_integer(flag, value);
-    else if (flag == "--options")
-      s.options = positive_integer(flag, value);
-    else if (flag == "--paths")
-      s.pricer.paths_per_round = positive_integer(flag, value);
-    else if (flag == "--tolerance")
-      s.pricer.tolerance = non_negative_number(flag, value);
-    else if (flag == "--max-rounds")
-      s.pricer.max_rounds = positive_integer(flag, value);
-    else if (flag == "--seed")
-      s.pricer.seed = any_integer(flag, value);
-    else if (flag == "--placement")
-      s.placement = placement_named(value);
-    else
-      throw UsageError{"unknown option '" + std::string(flag) + "'"};
-  }
-  return s;
+  return flow::Placement::data_affine;
 }
 
 // One line per sweep (a round of every set still iterating), at most ten a second.
@@ -225,12 +192,17 @@ int run(const Settings& s) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  Settings settings;
+  std::string placement = "data_affine";
+  CLI::App app{
+      "Monte Carlo pricing of European calls and puts as a cyclic dataflow (Alea 5.2), checked against "
+      "Black-Scholes",
+      "tessera-flow-options"};
+  add_options(app, settings, placement);
+  if (const auto exit = tessera_app::parse(app, argc, argv)) return *exit;
+  settings.placement = placement_named(placement);
   try {
-    return run(parse(argc, argv));
-  } catch (const UsageError& e) {
-    if (!e.message.empty()) std::fprintf(stderr, "tessera-flow-options: %s\n", e.message.c_str());
-    std::fputs(usage, e.message.empty() ? stdout : stderr);
-    return e.message.empty() ? 0 : 2;
+    return run(settings);
   } catch (const tessera::Error& e) {
     std::fprintf(stderr, "tessera-flow-options: %s\n", e.what());
     return 2;
