@@ -1,0 +1,28 @@
+# Checks that SOURCE, one whole program between "// DOC <name> begin" and "// DOC <name> end",
+# is the first code block of DOC, word for word: a reader who copies a page's first example gets
+# every include it needs, and the package test has built and run exactly that program from an
+# installed prefix.
+file(READ "${SOURCE}" source)
+file(READ "${DOC}" doc)
+if(NOT source MATCHES "// DOC ([a-z-]+) begin\n(.*)\n// DOC ([a-z-]+) end")
+  message(FATAL_ERROR "${SOURCE} has no DOC block")
+endif()
+set(name "${CMAKE_MATCH_1}")
+set(block "${CMAKE_MATCH_2}")
+if(NOT CMAKE_MATCH_3 STREQUAL name)
+  message(FATAL_ERROR "${SOURCE}: DOC ${name} begins but DOC ${CMAKE_MATCH_3} ends")
+endif()
+string(FIND "${doc}" "\n```" fence)
+if(fence EQUAL -1)
+  message(FATAL_ERROR "${DOC} has no code block; its first should be '${name}' of ${SOURCE}")
+endif()
+string(SUBSTRING "${doc}" ${fence} -1 first)
+string(FIND "${first}" "\n```cpp\n${block}\n```\n" at)
+if(NOT at EQUAL 0)
+  string(FIND "${doc}" "${block}" elsewhere)
+  if(elsewhere EQUAL -1)
+    message(FATAL_ERROR "the program '${name}' of ${SOURCE} is not in ${DOC} word for word:\n${block}")
+  endif()
+  message(FATAL_ERROR "the program '${name}' of ${SOURCE} is in ${DOC}, but not as its first code block (```cpp)")
+endif()
+message(STATUS "docs example '${name}' is the first code block of ${DOC}")
