@@ -64,7 +64,7 @@ cuda-build:
 # Each fuzzer starts from its corpus in fuzz/corpus/ (read only) and writes what it finds new to
 # a scratch folder; a crash, a sanitizer report or a leak stops it and fails the target.
 FUZZ_SECONDS ?= 30
-FUZZERS := checkpoint device_spec lb_input
+FUZZERS := checkpoint device_spec lb_input app_cli
 fuzz:
 	@$(MAKE) --no-print-directory configure PRESET=fuzz
 	cmake --build --preset fuzz -j $(JOBS) --target tessera_fuzzers

@@ -7,6 +7,9 @@
 //   tessera-cloverleaf --tile-rows 0 --png-every 10
 //   tessera-cloverleaf-cuda --devices cuda    (the nvcc build, main_cuda.cu: loops run as GPU kernels)
 //   tessera-cloverleaf --config run.toml       (the same options as `deck = "..."` lines; --help lists them)
+//
+// Without --devices the devices come from TESSERA_DEVICES, else the host (the plain build's loops
+// cannot run on a CUDA GPU; the nvcc build runs them there when asked to).
 #include "cloverleaf.hpp"
 
 #include <tessera/core/error.hpp>
@@ -71,7 +74,7 @@ void write_hdf5(cloverleaf::Solver& solver, std::string path) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string devices = "host", deck_path, hdf5_path, png_prefix = "clover_";
+  std::string devices, deck_path, hdf5_path, png_prefix = "clover_";  // devices empty: TESSERA_DEVICES, else host
   tessera::loops::ContextOptions options;
   int steps = -1, summary_every = -1, png_every = 0, tile_rows = -1;
   bool quiet = false;
@@ -79,9 +82,11 @@ int main(int argc, char** argv) {
   CLI::App app{"CloverLeaf 2-D (the whole hydro cycle) on the loops front end", "tessera-cloverleaf"};
   tessera_app::add_standard_options(app);
   const auto count = CLI::Range(0, 1 << 30);
-  app.add_option("--deck", deck_path, "a clover.in deck (default: the built-in clover.in_default)");
-  app.add_option("--devices", devices, "host, sim:N[:SIZE][:speed=S,...] or cuda (the nvcc build)")
-      ->capture_default_str();
+  app.add_option("--deck", deck_path, "a clover.in deck (default: the built-in clover.in_default)")
+      ->check(tessera_app::not_an_option);
+  app.add_option("--devices", devices,
+                 "host, sim:N[:SIZE][:speed=S,...] or cuda (the nvcc build) (default: TESSERA_DEVICES, else the host)")
+      ->check(tessera_app::not_an_option);
   app.add_flag("--hybrid", options.hybrid, "the CPU workers take a part beside the devices");
   app.add_flag("--overlapped", options.overlapped_tiles,
                "one overlapped tile per participant a chain (OPS's Algorithm 2)");
@@ -92,8 +97,10 @@ int main(int argc, char** argv) {
   app.add_option("--png-every", png_every, "PNGs of density and energy every N steps (0: none)")
       ->capture_default_str()
       ->check(count);
-  app.add_option("--png-prefix", png_prefix, "where the PNGs go")->capture_default_str();
-  app.add_option("--hdf5", hdf5_path, "HDF5/XDMF output of the final state");
+  app.add_option("--png-prefix", png_prefix, "where the PNGs go")
+      ->capture_default_str()
+      ->check(tessera_app::not_an_option);
+  app.add_option("--hdf5", hdf5_path, "HDF5/XDMF output of the final state")->check(tessera_app::not_an_option);
   app.add_flag("--quiet", quiet, "no line per step");
   if (const auto exit = tessera_app::parse(app, argc, argv)) return *exit;
   if (tile_rows >= 0) {
@@ -116,12 +123,13 @@ int main(int argc, char** argv) {
   }
 
   try {
-    auto set = tessera::DeviceSet::select(devices);
+    auto set = tessera::DeviceSet::select(tessera_app::device_selection(devices));
     tessera::Executor executor;
     tessera::loops::Context context(set, executor, options);
     std::printf("CloverLeaf 2-D on tessera loops: %s, %d x %d cells, devices %s%s%s\n",
                 deck_path.empty() ? "built-in clover.in_default" : deck_path.c_str(), deck.x_cells, deck.y_cells,
-                devices.c_str(), options.tiled ? ", tiled" : "", options.overlapped_tiles ? ", overlapped tiles" : "");
+                set.num_accelerators() == 0 ? "host" : set.spec().c_str(), options.tiled ? ", tiled" : "",
+                options.overlapped_tiles ? ", overlapped tiles" : "");
     cloverleaf::Solver solver(context, deck);
     print_summary(solver.field_summary());
     bool png_warned = false;

@@ -34,18 +34,29 @@ struct Options {
 };
 
 CLI::App& add_options(CLI::App& app, Options& o) {
+  using tessera_app::not_an_option;
+  using tessera_app::not_negative;
   tessera_app::add_standard_options(app);
-  app.add_option("--out", o.out, "directory of the traces and DOT graphs")->capture_default_str();
+  app.add_option("--out", o.out, "directory of the traces and DOT graphs")->capture_default_str()->check(not_an_option);
   app.add_option("--size", o.size, "elements of the CPU graph's arrays")
       ->capture_default_str()
+      ->check(not_negative)
       ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 32));
   app.add_option("--parts", o.parts, "partitions of the CPU graph (at most --size)")
       ->capture_default_str()
+      ->check(not_negative)
       ->check(CLI::Range(1, 1 << 16));
-  app.add_option("--runs", o.runs, "runs of each graph")->capture_default_str()->check(CLI::Range(1, 1 << 20));
+  app.add_option("--runs", o.runs, "runs of each graph")
+      ->capture_default_str()
+      ->check(not_negative)
+      ->check(CLI::Range(1, 1 << 20));
   app.add_option("--devices", o.devices,
-                 "host, sim:N[:SIZE] or cuda (default: TESSERA_DEVICES, else two simulated devices with slow copies)");
-  app.add_option("--tiles", o.tiles, "tiles of the device graph")->capture_default_str()->check(CLI::Range(1, 1 << 16));
+                 "host, sim:N[:SIZE] or cuda (default: TESSERA_DEVICES, else two simulated devices with slow copies)")
+      ->check(not_an_option);
+  app.add_option("--tiles", o.tiles, "tiles of the device graph")
+      ->capture_default_str()
+      ->check(not_negative)
+      ->check(CLI::Range(1, 1 << 16));
   return app;
 }
 

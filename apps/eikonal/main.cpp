@@ -19,7 +19,6 @@
 #include "fim.hpp"
 
 #include <cstdio>
-#include <cstdlib>
 #include <string>
 
 struct Settings {
@@ -32,17 +31,9 @@ struct Settings {
   std::string driver = "graph";
 };
 
-// The kernels here are compiled by the host compiler and cannot run on a CUDA GPU, so without
-// --devices or TESSERA_DEVICES the host runs them, not DeviceSet's default of every GPU found.
-std::string device_selection(const std::string& given) {
-  if (!given.empty()) return given;
-  const char* env = std::getenv("TESSERA_DEVICES");
-  return env != nullptr && *env != '\0' ? std::string{} : "host";  // "": DeviceSet reads the variable
-}
-
 template <typename T, std::size_t D, typename Layout>
 int run(const Settings& s) {
-  tessera::DeviceSet devices = tessera::DeviceSet::select(device_selection(s.devices));
+  tessera::DeviceSet devices = tessera::DeviceSet::select(tessera_app::device_selection(s.devices));
   tessera::MemoryManager memory(devices);
   tessera::Executor executor;
   eikonal::Problem<D> problem;
@@ -94,21 +85,34 @@ int main(int argc, char** argv) try {
       "checked against the exact distance",
       "tessera-eikonal"};
   tessera_app::add_standard_options(app);
-  app.add_option("--dims", s.dims, "dimensions of the grid")->capture_default_str()->check(CLI::IsMember({2, 3}));
-  app.add_option("--size", s.size, "cells per side")->capture_default_str()->check(CLI::Range(1, 1 << 16));
+  using tessera_app::not_an_option;
+  using tessera_app::not_negative;
+  app.add_option("--dims", s.dims, "dimensions of the grid")
+      ->capture_default_str()
+      ->check(not_negative)
+      ->check(CLI::IsMember({2, 3}));
+  app.add_option("--size", s.size, "cells per side")
+      ->capture_default_str()
+      ->check(not_negative)
+      ->check(CLI::Range(1, 1 << 16));
   app.add_option("--band", s.band, "cells from the source to solve for")
       ->capture_default_str()
+      ->check(not_negative)
       ->check(CLI::Range(0, 1 << 16));
   app.add_option("--precision", s.precision, "the scalar of phi")
       ->capture_default_str()
+      ->check(not_an_option)
       ->check(CLI::IsMember({"float", "double"}));
   app.add_option("--layout", s.layout, "layout of the Cell tensor")
       ->capture_default_str()
+      ->check(not_an_option)
       ->check(CLI::IsMember({"contiguous", "strided"}));
   app.add_option("--devices", s.devices,
-                 "a device selection: host, sim:N[:SIZE], ... (default: TESSERA_DEVICES, else the host)");
+                 "a device selection: host, sim:N[:SIZE], ... (default: TESSERA_DEVICES, else the host)")
+      ->check(not_an_option);
   app.add_option("--driver", s.driver, "the solve as a tessera::Graph, or its kernels called from a host loop")
       ->capture_default_str()
+      ->check(not_an_option)
       ->check(CLI::IsMember({"graph", "direct"}));
   if (const auto exit = tessera_app::parse(app, argc, argv)) return *exit;
   if (s.precision == "float") return with_dims<float>(s);

@@ -13,6 +13,7 @@
 // Each time step is one run of a tessera::Graph built once (Ripple Listing 12: wavespeeds, max
 // reduction, dt, boundaries, x sweep and y sweep with halo-transfer nodes between partitions).
 
+#include "euler2d/options.hpp"
 #include "euler2d/problems.hpp"
 #include "euler2d/solver.hpp"
 
@@ -38,85 +39,7 @@
 
 namespace {
 
-struct Settings {
-  std::string problem = "shock-bubble";
-  std::string axis = "x";
-  std::size_t size = 200;
-  std::optional<std::size_t> steps;  // a step budget; the run also stops at t_final
-  std::optional<double> t_final;
-  double cfl = 0.9;
-  std::string devices;  // empty: TESSERA_DEVICES, else every CUDA GPU, else the host
-  std::string layout = "strided";
-  std::string out = "euler2d-out";
-  std::size_t png_every = 0;  // 0: only the first and last snapshot
-  std::size_t h5_every = 0;   // 0: no HDF5 output
-  std::size_t checkpoint_every = 0;
-  std::size_t check_finite_every = 0;  // 0: only before each output and at the end
-  std::string restart;
-  std::string trace;  // a Chrome/Perfetto trace of the steps' nodes and device streams
-};
-
-// CLI11's Range and PositiveNumber let inf and nan through, and `--t-final inf` would never end:
-// a finite number in (lo, hi].
-CLI::Validator finite_in(double lo, double hi, const std::string& interval) {
-  return CLI::Validator(
-      [=](std::string& value) -> std::string {
-        char* end = nullptr;
-        const double x = std::strtod(value.c_str(), &end);
-        if (value.empty() || end != value.c_str() + value.size() || !std::isfinite(x))
-          return "Value " + value + " is not a finite number";
-        if (!(x > lo && x <= hi)) return "Value " + value + " not in " + interval;
-        return {};
-      },
-      "FLOAT in " + interval);
-}
-
-// CLI11 takes the argument after an option as its value even when it is the next option, so a
-// forgotten value (`--out --size 16`) would otherwise name a directory "--size".
-const CLI::Validator not_an_option(
-    [](std::string& value) -> std::string {
-      return value.rfind("--", 0) == 0 ? "needs a value, not the option '" + value + "'" : "";
-    },
-    "");
-
-void add_options(CLI::App& app, Settings& s) {
-  const auto count = CLI::Range(0, 1 << 30);
-  app.add_option("--problem", s.problem, "the shock-bubble, the planar shock alone, or Toro's tests 1-5")
-      ->capture_default_str()
-      ->check(CLI::IsMember({"shock-bubble", "shock", "toro1", "toro2", "toro3", "toro4", "toro5"}));
-  app.add_option("--axis", s.axis, "direction of a Toro test")->capture_default_str()->check(CLI::IsMember({"x", "y"}));
-  app.add_option("--size", s.size, "cells per side (a Toro test: cells along the axis, 4 across)")
-      ->capture_default_str()
-      ->check(CLI::Range(4, 1 << 20));
-  app.add_option("--steps", s.steps, "stop after S steps (default: run to t_final)")->check(count);
-  app.add_option("--t-final", s.t_final, "end time (default: the problem's)")
-      ->check(finite_in(0, std::numeric_limits<double>::infinity(), "(0, inf)"));
-  app.add_option("--cfl", s.cfl, "Courant number")->capture_default_str()->check(finite_in(0, 1, "(0, 1]"));
-  app.add_option("--devices", s.devices,
-                 "host, sim:N[:SIZE], cuda, ... (default: TESSERA_DEVICES, else every GPU, else host)")
-      ->check(not_an_option);
-  app.add_option("--layout", s.layout, "layout of the state")
-      ->capture_default_str()
-      ->check(CLI::IsMember({"contiguous", "strided", "tiled"}));
-  app.add_option("--out", s.out, "output directory")->capture_default_str()->check(not_an_option);
-  app.add_option("--png-every", s.png_every, "a density PNG every K steps (0: the first and the last)")
-      ->capture_default_str()
-      ->check(count);
-  app.add_option("--h5-every", s.h5_every, "HDF5/XDMF output every K steps (0: none)")
-      ->capture_default_str()
-      ->check(count);
-  app.add_option("--checkpoint-every", s.checkpoint_every, "a checkpoint every K steps (0: only final.ckpt)")
-      ->capture_default_str()
-      ->check(count);
-  app.add_option("--check-finite", s.check_finite_every,
-                 "stop with an error naming the cell if the state is not finite, checked every K steps (0: before "
-                 "each output and at the end)")
-      ->capture_default_str()
-      ->check(count);
-  app.add_option("--restart", s.restart, "continue from a checkpoint of the same problem and size")
-      ->check(not_an_option);
-  app.add_option("--trace", s.trace, "write a Chrome/Perfetto trace of the steps")->check(not_an_option);
-}
+using euler2d::Settings;
 
 euler2d::Problem make_problem(const Settings& s) {
   euler2d::Problem p;
@@ -267,10 +190,9 @@ int main(int argc, char** argv) try {
   Settings s;
   CLI::App app{"The 2-D Euler equations (FORCE, dimensional splitting) on tessera's devices", "tessera-euler2d"};
   tessera_app::add_standard_options(app);
-  add_options(app, s);
+  euler2d::add_options(app, s);
   if (const auto exit = tessera_app::parse(app, argc, argv)) return *exit;
-  if (s.png_every > 0 && !tessera::io::png_supported())
-    throw tessera::Error("--png-every needs PNG output, and this build of tessera has no libpng");
+  euler2d::check_settings(s);
   if (s.layout == "strided") return run<tessera::Strided>(s);
   if (s.layout == "contiguous") return run<tessera::Contiguous>(s);
   if (s.layout == "tiled") return run<tessera::Tiled<8>>(s);

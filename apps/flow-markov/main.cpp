@@ -15,19 +15,6 @@
 #include <mutex>
 #include <string>
 
-namespace {
-
-// CLI::Range lets NaN through (no comparison with it holds), so real-valued options check this first.
-const CLI::Validator finite_number(
-    [](std::string& text) {
-      double v = 0;
-      if (CLI::detail::lexical_cast(text, v) && std::isfinite(v)) return std::string{};
-      return "Value " + text + " is not a finite number";
-    },
-    "", "FINITE");
-
-}  // namespace
-
 int main(int argc, char** argv) {
   std::size_t states = 400, chains = 4;
   double threshold = 1e-13;
@@ -35,16 +22,21 @@ int main(int argc, char** argv) {
   CLI::App app{"Steady states of random Markov chains as a cyclic dataflow (Alea figure 4), checked against LAPACK",
                "tessera-flow-markov"};
   tessera_app::add_standard_options(app);
-  app.add_option("--states", states, "states of each chain")->capture_default_str()->check(CLI::Range(2, 1 << 15));
-  app.add_option("--chains", chains, "chains in flight at once")->capture_default_str()->check(CLI::Range(1, 4096));
+  app.add_option("--states", states, "states of each chain")
+      ->capture_default_str()
+      ->check(tessera_app::not_negative)
+      ->check(CLI::Range(2, 1 << 15));
+  app.add_option("--chains", chains, "chains in flight at once")
+      ->capture_default_str()
+      ->check(tessera_app::not_negative)
+      ->check(CLI::Range(1, 4096));
   // The L1 distance of two distributions is at most 2.
   app.add_option("--threshold", threshold, "a chain stops once the L1 change of v is at most X")
       ->capture_default_str()
-      ->check(finite_number)
-      ->check(CLI::Range(0.0, 2.0));
-  // CLI11's unsigned conversion would wrap -1 to 2^64 - 1; checked as a signed number it is refused.
+      ->check(tessera_app::finite_in(0, 2));
   app.add_option("--seed", seed, "seed of the first chain's transition matrix (chain c: S + c)")
       ->capture_default_str()
+      ->check(tessera_app::not_negative)
       ->check(CLI::Range(std::int64_t{0}, std::numeric_limits<std::int64_t>::max()));
   if (const auto exit = tessera_app::parse(app, argc, argv)) return *exit;
   try {

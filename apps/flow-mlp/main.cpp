@@ -30,57 +30,49 @@ struct Settings {
   std::string data = flow_mlp::fashion_mnist_directory();
 };
 
-// CLI::Range lets NaN through (no comparison with it holds), so real-valued options check this first.
-const CLI::Validator finite_number(
-    [](std::string& text) {
-      double v = 0;
-      if (CLI::detail::lexical_cast(text, v) && std::isfinite(v)) return std::string{};
-      return "Value " + text + " is not a finite number";
-    },
-    "", "FINITE");
-
-// After CLI::Range(0, ...): a learning rate of 0 would train nothing, and a Range includes its ends.
-const CLI::Validator not_zero(
-    [](std::string& text) {
-      double v = 0;
-      if (CLI::detail::lexical_cast(text, v) && v != 0) return std::string{};
-      return "Value " + text + " is not above 0";
-    },
-    "", "NOT_ZERO");
-
 void add_options(CLI::App& app, Settings& s, std::string& activation, bool& no_fusion) {
+  using tessera_app::not_an_option;
+  using tessera_app::not_negative;
   tessera_app::add_standard_options(app);
   app.add_option("--epochs", s.epochs, "passes over the training set")
       ->capture_default_str()
+      ->check(not_negative)
       ->check(CLI::Range(1, 1 << 20));
-  app.add_option("--hidden", s.model.hidden, "hidden units")->capture_default_str()->check(CLI::Range(1, 1 << 16));
-  app.add_option("--batch", s.batch, "examples per SGD step")->capture_default_str()->check(CLI::Range(1, 1 << 20));
+  app.add_option("--hidden", s.model.hidden, "hidden units")
+      ->capture_default_str()
+      ->check(not_negative)
+      ->check(CLI::Range(1, 1 << 16));
+  app.add_option("--batch", s.batch, "examples per SGD step")
+      ->capture_default_str()
+      ->check(not_negative)
+      ->check(CLI::Range(1, 1 << 20));
   app.add_option("--lr", s.model.learning_rate, "learning rate, in (0, 1000]")
       ->capture_default_str()
-      ->check(finite_number)
-      ->check(CLI::Range(0.0, 1000.0))
-      ->check(not_zero);
+      ->check(tessera_app::finite_in(0, 1000, tessera_app::Ends::open_below));
   app.add_option("--activation", activation, "of the hidden layer")
       ->capture_default_str()
+      ->check(not_an_option)
       ->check(CLI::IsMember({"relu", "sigmoid"}));
   // The defaults are "every image": shown as such rather than as SIZE_MAX.
   app.add_option("--train-limit", s.train_limit, "use the first N training images")
       ->default_str("all 60000")
+      ->check(not_negative)
       ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 32));
   app.add_option("--test-limit", s.test_limit, "use the first N test images")
       ->default_str("all 10000")
+      ->check(not_negative)
       ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 32));
   app.add_flag("--no-fusion", no_fusion, "run the flows as built, without fusing operations");
-  // CLI11's unsigned conversion would wrap -1 to 2^64 - 1; checked as a signed number it is refused.
   app.add_option("--seed", s.model.seed, "seed of the initial weights and the shuffles")
       ->capture_default_str()
+      ->check(not_negative)
       ->check(CLI::Range(std::int64_t{1}, std::numeric_limits<std::int64_t>::max()));
   app.add_option("--target", s.target, "the test accuracy to reach")
       ->capture_default_str()
-      ->check(finite_number)
-      ->check(CLI::Range(0.0, 1.0));
+      ->check(tessera_app::finite_in(0, 1));
   app.add_option("--data", s.data, "directory of Fashion-MNIST's four .gz files (default: FASHION_MNIST_DIR where set)")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(not_an_option);
 }
 
 double seconds_since(std::chrono::steady_clock::time_point start) {

@@ -39,38 +39,35 @@ struct Settings {
   flow::Placement placement = flow::Placement::data_affine;
 };
 
-// CLI::Range lets NaN through (no comparison with it holds), so real-valued options check this first.
-const CLI::Validator finite_number(
-    [](std::string& text) {
-      double v = 0;
-      if (CLI::detail::lexical_cast(text, v) && std::isfinite(v)) return std::string{};
-      return "Value " + text + " is not a finite number";
-    },
-    "", "FINITE");
-
 void add_options(CLI::App& app, Settings& s, std::string& placement) {
   tessera_app::add_standard_options(app);
-  app.add_option("--sets", s.sets, "option sets in flight at once")->capture_default_str()->check(CLI::Range(1, 4096));
+  app.add_option("--sets", s.sets, "option sets in flight at once")
+      ->capture_default_str()
+      ->check(tessera_app::not_negative)
+      ->check(CLI::Range(1, 4096));
   app.add_option("--options", s.options, "options per set, calls and puts in pairs of one strike")
       ->capture_default_str()
+      ->check(tessera_app::not_negative)
       ->check(CLI::Range(1, 1 << 16));
   app.add_option("--paths", s.pricer.paths_per_round, "paths per set per round")
       ->capture_default_str()
+      ->check(tessera_app::not_negative)
       ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 32));
   app.add_option("--tolerance", s.pricer.tolerance,
                  "stop a set once every price has a standard error <= X (0: run --max-rounds rounds)")
       ->capture_default_str()
-      ->check(finite_number)
-      ->check(CLI::Range(0.0, 1000.0));
+      ->check(tessera_app::finite_in(0, 1000));
   app.add_option("--max-rounds", s.pricer.max_rounds, "at most N rounds per set")
       ->capture_default_str()
+      ->check(tessera_app::not_negative)
       ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 32));
-  // CLI11's unsigned conversion would wrap -1 to 2^64 - 1; checked as a signed number it is refused.
   app.add_option("--seed", s.pricer.seed, "key of the Philox generator")
       ->capture_default_str()
+      ->check(tessera_app::not_negative)
       ->check(CLI::Range(std::int64_t{0}, std::numeric_limits<std::int64_t>::max()));
   app.add_option("--placement", placement, "where firings run (per_input_set keeps each set on one device)")
       ->capture_default_str()
+      ->check(tessera_app::not_an_option)
       ->check(CLI::IsMember({"data_affine", "per_input_set", "host"}));
 }
 

@@ -1,8 +1,9 @@
 // tessera-lb: the D3Q19 binary-fluid lattice Boltzmann solver on targetDP, run from a
 // Ludwig-style input file, printing the statistics Ludwig prints.
 //
-//   tessera-lb apps/lb/regression/serial-spin-lb1.inp            # target from TESSERA_DEVICES
-//   TESSERA_DEVICES=sim:1 tessera-lb serial-spin-lb2.inp --steps 10   (--help lists the options)
+//   tessera-lb apps/lb/regression/serial-spin-lb1.inp            # target from TESSERA_DEVICES, else host
+//   tessera-lb serial-spin-lb2.inp --devices sim:1 --steps 10      (--help lists the options)
+//   TESSERA_DEVICES=sim:1 tessera-lb serial-spin-lb2.inp           (the same target)
 
 #include "statistics.hpp"
 
@@ -18,18 +19,29 @@ namespace {
 
 int run(int argc, char** argv) {
   std::string input;
+  std::string devices;  // empty: TESSERA_DEVICES, else the host
   int steps = -1;
   CLI::App app{
-      "The D3Q19 binary-fluid lattice Boltzmann solver on the targetDP target that TESSERA_DEVICES selects\n"
-      "(host, sim:N; cuda with tessera-lb-cuda), printing Ludwig's statistics",
+      "The D3Q19 binary-fluid lattice Boltzmann solver on a targetDP target (host, sim:N; cuda with "
+      "tessera-lb-cuda),\nprinting Ludwig's statistics",
       "tessera-lb"};
   tessera_app::add_standard_options(app);
-  app.add_option("input", input, "a Ludwig-style input file")->required()->check(CLI::ExistingFile);
+  app.add_option("input", input, "a Ludwig-style input file")
+      ->required()
+      ->check(tessera_app::not_an_option)
+      ->check(CLI::ExistingFile);
+  app.add_option("--devices", devices,
+                 "the target: the first accelerator of host, sim:N, ... (default: TESSERA_DEVICES, else the host)")
+      ->check(tessera_app::not_an_option);
   app.add_option("--steps", steps, "run N steps instead of the input's N_cycles")->check(CLI::Range(0, 100000000));
   if (const auto exit = tessera_app::parse(app, argc, argv)) return *exit;
 
   lb::Parameters p = lb::read_input(input);
   if (steps >= 0) p.n_cycles = steps;
+  // Chosen before the first allocation, the host by default: targetDP's own default, every GPU
+  // found, is no target for the plain build's kernels (tessera-lb-cuda, like the other nvcc
+  // builds, runs on a GPU when told `cuda`).
+  targetInit(tessera_app::device_selection(devices).c_str());
   std::printf("tessera-lb: D3Q19 binary fluid on targetDP (VVL %d), target %s\n", VVL, tdp_target_name());
   std::printf("Read %d user parameters from %s\n\n", p.parameters_read, input.c_str());
 

@@ -3,6 +3,8 @@
 // view into the tensor in every layout.
 //
 //   tessera-particles [--layout contiguous|strided|tiled] [--size N] [--steps S] [--devices SPEC]
+//
+// Without --devices the devices come from TESSERA_DEVICES (else the host).
 
 #include <tessera/device/device_set.hpp>
 #include <tessera/exec.hpp>
@@ -28,7 +30,7 @@ struct Settings {
   std::string layout = "strided";
   std::size_t size = 64;  // particles per side of the cube
   int steps = 10;
-  std::string devices = "host";
+  std::string devices;  // empty: TESSERA_DEVICES, else the host
 };
 
 // Velocities and dt are dyadic, so the tensor must hold exactly x0 + steps * dt * v.
@@ -39,7 +41,7 @@ Particle<float> start(std::size_t k) {
 
 template <typename Layout>
 int run(const Settings& s) {
-  tessera::DeviceSet devices = tessera::DeviceSet::select(s.devices);
+  tessera::DeviceSet devices = tessera::DeviceSet::select(tessera_app::device_selection(s.devices));
   tessera::MemoryManager memory(devices);
   tessera::Executor executor;
   const tessera::Extent<3> n{s.size, s.size, s.size};
@@ -68,7 +70,7 @@ int run(const Settings& s) {
     }
   }
   std::printf("particles: %zu particles, %d steps, %s layout on %s: %.2f ns per particle update, positions ok\n",
-              n.volume(), s.steps, Layout::name, s.devices.c_str(),
+              n.volume(), s.steps, Layout::name, devices.num_accelerators() == 0 ? "host" : devices.spec().c_str(),
               seconds * 1e9 / (static_cast<double>(n.volume()) * s.steps));
   return 0;
 }
@@ -79,12 +81,15 @@ int main(int argc, char** argv) try {
   tessera_app::add_standard_options(app);
   app.add_option("--layout", s.layout, "contiguous, strided or tiled")
       ->capture_default_str()
+      ->check(tessera_app::not_an_option)
       ->check(CLI::IsMember({"contiguous", "strided", "tiled"}));
   app.add_option("--size", s.size, "particles along each of three axes")
       ->capture_default_str()
+      ->check(tessera_app::not_negative)
       ->check(CLI::Range(1, 4096));
   app.add_option("--steps", s.steps, "time steps")->capture_default_str()->check(CLI::Range(0, 1 << 20));
-  app.add_option("--devices", s.devices, "host, sim:N[:SIZE] or cuda")->capture_default_str();
+  app.add_option("--devices", s.devices, "host, sim:N[:SIZE] or cuda (default: TESSERA_DEVICES, else the host)")
+      ->check(tessera_app::not_an_option);
   if (const auto exit = tessera_app::parse(app, argc, argv)) return *exit;
   if (s.layout == "contiguous") return run<tessera::Contiguous>(s);
   if (s.layout == "strided") return run<tessera::Strided>(s);

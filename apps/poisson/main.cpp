@@ -7,6 +7,10 @@
 //   tessera-poisson --devices sim:2 --hybrid --overlapped   (one overlapped tile per participant a chain)
 //   tessera-poisson-cuda --devices cuda [--hybrid]      (the nvcc build, main_cuda.cu: loops run as GPU kernels)
 //   tessera-poisson --config run.toml    (the same options as `sizex = 40` lines; --help lists them)
+//
+// Without --devices the devices come from TESSERA_DEVICES, else the host (the plain build's loops
+// cannot run on a CUDA GPU; the nvcc build runs them there when asked to).
+#include "options.hpp"
 #include "poisson.hpp"
 
 #include <tessera/core/error.hpp>
@@ -18,28 +22,20 @@
 #include <string>
 
 int main(int argc, char** argv) {
-  poisson::Problem p;
-  std::string devices = "host";
-  tessera::loops::ContextOptions options;
-  int tile_rows = -1;
+  poisson::Settings s;
   CLI::App app{"OPS's Poisson test (apps/c/poisson) on the loops front end", "tessera-poisson"};
   tessera_app::add_standard_options(app);
-  app.add_option("--sizex", p.nx, "cells along x")->capture_default_str()->check(CLI::Range(1, 1 << 20));
-  app.add_option("--sizey", p.ny, "cells along y")->capture_default_str()->check(CLI::Range(1, 1 << 20));
-  app.add_option("--iters", p.iterations, "Jacobi iterations")->capture_default_str()->check(CLI::Range(0, 1 << 20));
-  app.add_option("--devices", devices, "host, sim:N[:SIZE][:speed=S,...] or cuda")->capture_default_str();
-  app.add_option("--tile-rows", tile_rows, "cache-blocked chains, tiles of N rows (0: sized from the cache)")
-      ->check(CLI::Range(0, 1 << 20));
-  app.add_flag("--hybrid", options.hybrid, "the CPU workers take a part beside the devices");
-  app.add_flag("--overlapped", options.overlapped_tiles,
-               "one overlapped tile per participant a chain (OPS's Algorithm 2)");
+  poisson::add_options(app, s);
   if (const auto exit = tessera_app::parse(app, argc, argv)) return *exit;
-  if (tile_rows >= 0) {
+  const poisson::Problem& p = s.problem;
+  tessera::loops::ContextOptions options = s.context;
+  if (s.tile_rows >= 0) {
     options.tiled = true;
-    options.tile_rows = tile_rows;
+    options.tile_rows = s.tile_rows;
   }
   try {
-    auto set = tessera::DeviceSet::select(devices);
+    auto set = tessera::DeviceSet::select(tessera_app::device_selection(s.devices));
+    std::printf("devices: %s\n", set.num_accelerators() == 0 ? "host" : set.spec().c_str());
     tessera::Executor executor;
     tessera::loops::Context context(set, executor, options);
     const double err = poisson::solve(context, p);

@@ -13,17 +13,8 @@
 
 #include <chrono>
 #include <cstdio>
-#include <cstdlib>
 #include <string>
 #include <vector>
-
-// The kernels here are compiled by the host compiler and cannot run on a CUDA GPU, so without
-// --devices or TESSERA_DEVICES the host runs them, not DeviceSet's default of every GPU found.
-std::string device_selection(const std::string& given) {
-  if (!given.empty()) return given;
-  const char* env = std::getenv("TESSERA_DEVICES");
-  return env != nullptr && *env != '\0' ? std::string{} : "host";  // "": DeviceSet reads the variable
-}
 
 int main(int argc, char** argv) try {
   std::size_t n = std::size_t{1} << 24;
@@ -36,14 +27,17 @@ int main(int argc, char** argv) try {
   // Each is positional, as the app always took them, and named, so that --config can set it.
   app.add_option("size,--size", n, "floats in x and y")
       ->capture_default_str()
+      ->check(tessera_app::not_negative)
       ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 36));
   app.add_option("devices,--devices", spec,
-                 "a device selection: host, sim:N[:SIZE], ... (default: TESSERA_DEVICES, else the host)");
+                 "a device selection: host, sim:N[:SIZE], ... (default: TESSERA_DEVICES, else the host)")
+      ->check(tessera_app::not_an_option);
   app.add_option("partitions,--partitions", partitions, "partitions of each tensor")
       ->capture_default_str()
+      ->check(tessera_app::not_negative)
       ->check(CLI::Range(1, 1 << 16));
   if (const auto exit = tessera_app::parse(app, argc, argv)) return *exit;
-  tessera::DeviceSet devices = tessera::DeviceSet::select(device_selection(spec));
+  tessera::DeviceSet devices = tessera::DeviceSet::select(tessera_app::device_selection(spec));
 
   tessera::MemoryManager memory(devices);
   tessera::Executor executor;

@@ -18,9 +18,11 @@ int main(int argc, char** argv) try {
   app.require_subcommand(1);
   std::string select;
   auto* devices = app.add_subcommand("devices", "list the selected devices and the hardware topology");
-  devices->add_option("--select", select,
-                      "a device selection such as host, sim:4 or sim:2:256MiB "
-                      "(default: TESSERA_DEVICES, else every GPU found, else the host)");
+  devices
+      ->add_option("--select", select,
+                   "a device selection such as host, sim:4 or sim:2:256MiB "
+                   "(default: TESSERA_DEVICES, else every GPU found, else the host)")
+      ->check(tessera_app::not_an_option);
   if (const auto exit = tessera_app::parse(app, argc, argv)) return *exit;
   if (devices->parsed()) {
     auto set = tessera::DeviceSet::select(select);
