@@ -136,7 +136,7 @@ Request CommunicatorImpl::track(std::shared_ptr<RequestState> state) {
 }
 
 Request CommunicatorImpl::start_send(const void* data, std::size_t bytes, int dest, int tag,
-                                     std::function<void(RequestState&)> on_complete) {
+                                     std::function<void(RequestState&)> on_complete, MPI_Comm on) {
   auto state = std::make_shared<RequestState>();
   state->what = describe("send", bytes, "to", dest, tag);
   if (dest < 0 || dest >= size)
@@ -146,7 +146,9 @@ Request CommunicatorImpl::start_send(const void* data, std::size_t bytes, int de
   state->on_complete = std::move(on_complete);
   {
     std::lock_guard mpi(mpi_mutex);
-    check_mpi(MPI_Isend(data, static_cast<int>(bytes), MPI_BYTE, dest, tag, comm, &state->request), state->what);
+    check_mpi(MPI_Isend(data, static_cast<int>(bytes), MPI_BYTE, dest, tag, on == MPI_COMM_NULL ? comm : on,
+                        &state->request),
+              state->what);
   }
   return track(std::move(state));
 }

@@ -50,7 +50,8 @@ class CommunicatorImpl {
   /// Hands a started MPI request to the progress engine.
   Request track(std::shared_ptr<RequestState> state);
   /// Starts a send/receive and tracks it. `on_complete` runs once, on completion or failure.
-  Request start_send(const void* data, std::size_t bytes, int dest, int tag, std::function<void(RequestState&)> on_complete = {});
+  Request start_send(const void* data, std::size_t bytes, int dest, int tag,
+                     std::function<void(RequestState&)> on_complete = {}, MPI_Comm on = MPI_COMM_NULL);
   Request start_recv(void* data, std::size_t capacity, int source, int tag, std::function<void(RequestState&)> on_complete = {});
 
   /// A poller runs on every progress step (the mobile-object layer's message probe). It returns

@@ -1,0 +1,222 @@
+#pragma once
+// Mobile objects (PREMA's distributed layer): objects with a global name that stays valid when
+// they move between ranks; handlers invoked on them wherever they live (remote method
+// invocation); migration with messages in flight forwarded and delivered exactly once, in send
+// order per sending rank; termination detection ("every message everywhere handled"); and
+// load balancing by over-decomposition.
+
+#include <tessera/dist/communicator.hpp>
+#include <tessera/dist/wire.hpp>
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <tuple>
+#include <typeinfo>
+#include <utility>
+#include <vector>
+
+namespace tessera {
+class Executor;
+}
+
+namespace tessera::dist {
+
+namespace detail {
+class ObjectsImpl;
+}
+
+/// A mobile object's global name: any 64-bit number, unique across ranks. Its home rank
+/// (id mod ranks) keeps the directory entry that says where the object is.
+struct ObjectName {
+  std::uint64_t id = 0;
+  constexpr bool operator==(const ObjectName&) const = default;
+};
+
+class Objects;
+
+/// What a running handler knows about its call.
+class HandlerContext {
+ public:
+  Objects& objects() const noexcept { return *objects_; }
+  /// The object the handler runs on.
+  ObjectName self() const noexcept { return self_; }
+  /// The rank that sent the message.
+  int source_rank() const noexcept { return source_; }
+  /// The rank the handler runs on.
+  int rank() const noexcept;
+
+ private:
+  friend class detail::ObjectsImpl;
+  HandlerContext(Objects& o, ObjectName self, int source) : objects_(&o), self_(self), source_(source) {}
+  Objects* objects_;
+  ObjectName self_;
+  int source_;
+};
+
+/// Keeps `Objects::wait()` from returning while work started by a handler (a task on a device,
+/// say) may still send messages. Release it (or let it go out of scope) when that work is done.
+class Busy {
+ public:
+  Busy() = default;
+  Busy(Busy&& o) noexcept : impl_(std::exchange(o.impl_, nullptr)) {}
+  Busy& operator=(Busy&& o) noexcept {
+    if (this != &o) {
+      release();
+      impl_ = std::exchange(o.impl_, nullptr);
+    }
+    return *this;
+  }
+  ~Busy() { release(); }
+  void release() noexcept;
+
+ private:
+  friend class Objects;
+  explicit Busy(detail::ObjectsImpl* impl) : impl_(impl) {}
+  detail::ObjectsImpl* impl_ = nullptr;
+};
+
+/// A registered handler of objects of type T taking Args.
+template <class T, class... Args>
+class Handler {
+ public:
+  std::uint32_t id() const noexcept { return id_; }
+
+ private:
+  friend class Objects;
+  explicit Handler(std::uint32_t id) : id_(id) {}
+  std::uint32_t id_;
+};
+
+struct ObjectsOptions {
+  /// Whose workers run the handlers; null: default_executor().
+  Executor* executor = nullptr;
+  /// Messages to one rank are sent together once this many bytes are waiting (more wait for the
+  /// next progress step): aggregation is what makes small messages cheap.
+  std::size_t batch_bytes = 64 * 1024;
+  /// Messages one object handles before its worker lets other objects run.
+  std::size_t handler_burst = 64;
+};
+
+/// Counters of this rank, for tests and reports.
+struct ObjectsStatistics {
+  std::uint64_t sent = 0;       // handler messages sent from this rank
+  std::uint64_t handled = 0;    // handler messages run on this rank
+  std::uint64_t forwarded = 0;  // messages passed on because their object had moved
+  std::uint64_t migrated_in = 0;
+  std::uint64_t migrated_out = 0;
+  std::uint64_t batches = 0;  // MPI messages that carried them
+};
+
+/// The mobile-object runtime of one rank. Every rank makes one over the same Communicator and
+/// registers the same handlers in the same order.
+///
+///   struct Counter { long count = 0; };
+///   tessera::dist::Objects objects(comm);
+///   auto bump = objects.handler<Counter, long>("bump", [](Counter& c, tessera::dist::HandlerContext&, long by) {
+///     c.count += by;
+///   });
+///   if (comm.rank() == 0) objects.add(tessera::dist::ObjectName{7}, Counter{});
+///   objects.send(tessera::dist::ObjectName{7}, bump, 5L);  // from every rank
+///   objects.wait();  // every message handled, wherever object 7 lives
+class Objects {
+ public:
+  explicit Objects(Communicator& comm, ObjectsOptions options = {});
+  /// Collective. Waits until every message sent between ranks has arrived (so nothing is left
+  /// in flight for MPI_Finalize), then stops.
+  ~Objects();
+  Objects(const Objects&) = delete;
+  Objects& operator=(const Objects&) = delete;
+
+  /// Registers a handler `f(T&, HandlerContext&, Args...)` under `name`. Collective in effect:
+  /// every rank registers the same handlers in the same order (the id is the order).
+  template <class T, class... Args, class F>
+  Handler<T, Args...> handler(std::string name, F&& f) {
+    static_assert(std::is_invocable_v<F&, T&, HandlerContext&, Args...>,
+                  "a handler is called as f(T& object, HandlerContext& ctx, Args... args)");
+    auto invoke = [fn = std::forward<F>(f)](void* object, HandlerContext& ctx, Reader& in) mutable {
+      std::tuple<Args...> args{in.get<Args>()...};
+      std::apply([&](auto&... a) { fn(*static_cast<T*>(object), ctx, a...); }, args);
+    };
+    return Handler<T, Args...>(register_handler(std::move(name), type_ops<T>(), std::move(invoke)));
+  }
+
+  /// Makes `object` a mobile object named `name`, living on this rank for now. A type needs a
+  /// handler registered before its first object. A name used twice anywhere is a
+  /// tessera::Error (here at once, or on this rank from wait() when the other is elsewhere).
+  template <class T>
+  void add(ObjectName name, T object) {
+    add_object(name, type_ops<T>(), new T(std::move(object)));
+  }
+
+  /// Runs `h` on the object called `to` with `args`, wherever it lives. From any thread, inside
+  /// handlers too. Messages from one rank to one object run in the order they were sent.
+  template <class T, class... Args, class... Given>
+  void send(ObjectName to, const Handler<T, Args...>& h, Given&&... args) {
+    static_assert(sizeof...(Given) == sizeof...(Args), "send: the handler takes a different number of arguments");
+    std::vector<std::byte> bytes;
+    Writer w(bytes);
+    (w.put(static_cast<const Args&>(args)), ...);
+    send_bytes(to, h.id(), std::move(bytes));
+  }
+
+  /// Moves the object to `rank` after the messages this rank sent it before the call. From any
+  /// rank; the object's name stays valid and messages follow it.
+  void migrate(ObjectName name, int rank);
+
+  /// Collective: returns when every handler message sent anywhere has been handled and no
+  /// object is moving (termination detection), or throws the first error: a handler that threw
+  /// (on every rank, naming the rank, handler and object), a message to a name that no rank
+  /// registered (on the sender's rank), a name registered twice.
+  void wait();
+
+  /// Collective: moves objects from ranks with more handler time than average to ranks with
+  /// less (diffusion by measured load), then waits. Returns the number of objects this rank
+  /// sent away.
+  std::size_t rebalance();
+
+  /// Whether the object lives on this rank now.
+  bool is_local(ObjectName name) const;
+  /// The object, when it lives here. Use between wait() and the next sends.
+  template <class T>
+  T& local(ObjectName name) {
+    return *static_cast<T*>(local_object(name, typeid(T)));
+  }
+  /// Names of the objects living here, in ascending order.
+  std::vector<ObjectName> local_names() const;
+
+  /// Holds off termination while work a handler started may still send messages.
+  Busy busy();
+
+  ObjectsStatistics statistics() const;
+  Communicator& communicator() noexcept;
+  int rank() const noexcept;
+
+  /// Per-type operations the runtime needs to move objects it does not know.
+  struct TypeOps {
+    const std::type_info* type;
+    void (*pack)(const void*, Writer&);
+    void* (*unpack)(Reader&);
+    void (*destroy)(void*);
+  };
+
+ private:
+  template <class T>
+  static const TypeOps* type_ops() {
+    static const TypeOps ops{
+        &typeid(T), [](const void* p, Writer& w) { w.put(*static_cast<const T*>(p)); },
+        [](Reader& r) -> void* { return new T(r.get<T>()); }, [](void* p) { delete static_cast<T*>(p); }};
+    return &ops;
+  }
+
+  using Invoke = std::function<void(void*, HandlerContext&, Reader&)>;
+  std::uint32_t register_handler(std::string name, const TypeOps* type, Invoke invoke);
+  void add_object(ObjectName name, const TypeOps* type, void* object);  // owns `object`, also on error
+  void send_bytes(ObjectName to, std::uint32_t handler, std::vector<std::byte> args);
+  void* local_object(ObjectName name, const std::type_info& type);
+
+  std::unique_ptr<detail::ObjectsImpl> impl_;
+};
+
+}  // namespace tessera::dist

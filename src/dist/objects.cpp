@@ -1,0 +1,940 @@
+#include "objects_impl.hpp"
+
+#include <tessera/core/error.hpp>
+#include <tessera/sched/executor.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <numeric>
+
+namespace tessera::dist {
+namespace detail {
+namespace {
+
+bool counted(Kind k) { return k != Kind::probe && k != Kind::report && k != Kind::done && k != Kind::abort; }
+
+void put_message(Writer& w, const Message& m) {
+  w.put(m.handler);
+  w.put(m.sender);
+  w.put(m.seq);
+  w.put(m.hops);
+  w.put(m.args);
+}
+
+Message get_message(Reader& r) {
+  Message m;
+  m.handler = r.get<std::uint32_t>();
+  m.sender = r.get<std::int32_t>();
+  m.seq = r.get<std::uint64_t>();
+  m.hops = r.get<std::uint32_t>();
+  m.args = r.get<std::vector<std::byte>>();
+  return m;
+}
+
+void put_counters(Writer& w, const Counters& c) {
+  w.put(c.frames_out);
+  w.put(c.frames_in);
+  w.put(c.calls_sent);
+  w.put(c.calls_done);
+  w.put(c.waiting);
+}
+
+Counters get_counters(Reader& r) {
+  Counters c;
+  c.frames_out = r.get<std::int64_t>();
+  c.frames_in = r.get<std::int64_t>();
+  c.calls_sent = r.get<std::int64_t>();
+  c.calls_done = r.get<std::int64_t>();
+  c.waiting = r.get<std::int64_t>();
+  return c;
+}
+
+Counters& operator+=(Counters& a, const Counters& b) {
+  a.frames_out += b.frames_out;
+  a.frames_in += b.frames_in;
+  a.calls_sent += b.calls_sent;
+  a.calls_done += b.calls_done;
+  a.waiting += b.waiting;
+  return a;
+}
+
+std::string object_text(std::uint64_t id) { return "object " + std::to_string(id); }
+
+}  // namespace
+
+void ObjectJob::run_job(Job& self) {
+  auto& job = static_cast<ObjectJob&>(self);
+  job.impl->run_object(*job.object);
+}
+
+ObjectsImpl::ObjectsImpl(Objects& owner, Communicator& c, ObjectsOptions opts)
+    : self(owner),
+      comm(c),
+      ci(c.impl()),
+      executor(opts.executor ? *opts.executor : default_executor()),
+      options(opts),
+      rank(c.rank()),
+      size(c.size()),
+      outbox_(static_cast<std::size_t>(c.size())) {
+  if (options.handler_burst == 0) options.handler_burst = 1;
+  auto state = std::make_shared<RequestState>();
+  state->what = "MPI_Comm_idup for tessera::dist::Objects";
+  {
+    std::lock_guard mpi(ci.mpi_mutex);
+    check_mpi(MPI_Comm_idup(ci.comm, &channel, &state->request), state->what);
+  }
+  ci.track(state).wait();
+  poller_ = ci.add_poller([this] { return poll(); });
+}
+
+ObjectsImpl::~ObjectsImpl() {
+  {
+    std::lock_guard lock(mutex);
+    closing_ = true;
+  }
+  // Every frame any rank sent must arrive before MPI may be finalised: sum what was sent and
+  // received everywhere until the two agree and no handler is running here.
+  for (;;) {
+    // Handlers still running anywhere count too, so every rank decides alike.
+    std::int64_t local[3];
+    {
+      std::lock_guard lock(mutex);
+      flush();
+      local[0] = counters_.frames_out;
+      local[1] = counters_.frames_in;
+      local[2] = scheduled_;
+    }
+    std::int64_t total[3] = {0, 0, 0};
+    auto state = std::make_shared<RequestState>();
+    state->what = "the closing count of tessera::dist::Objects";
+    {
+      std::lock_guard mpi(ci.mpi_mutex);
+      check_mpi(MPI_Iallreduce(local, total, 3, MPI_INT64_T, MPI_SUM, channel, &state->request), state->what);
+    }
+    try {
+      ci.track(state).wait();
+    } catch (...) {
+      break;  // MPI itself failed: nothing more can arrive
+    }
+    if (total[0] == total[1] && total[2] == 0) break;
+    std::this_thread::sleep_for(std::chrono::microseconds(50));
+  }
+  ci.remove_poller(poller_);
+  {
+    std::lock_guard mpi(ci.mpi_mutex);
+    MPI_Comm_free(&channel);
+  }
+  std::lock_guard lock(mutex);
+  for (auto& [id, object] : objects) types_[object->type]->destroy(object->ptr);
+  objects.clear();
+}
+
+std::uint32_t ObjectsImpl::register_handler(std::string name, const Objects::TypeOps* type,
+                                            std::function<void(void*, HandlerContext&, Reader&)> invoke) {
+  std::unique_lock lock(handlers_mutex_);
+  std::uint32_t t = 0;
+  while (t < types_.size() && *types_[t]->type != *type->type) ++t;
+  if (t == types_.size()) types_.push_back(type);
+  if (handlers_.size() >= migrate_handler - 1) throw Error("tessera::dist::Objects: too many handlers");
+  handlers_.push_back({std::move(name), t, std::move(invoke)});
+  return static_cast<std::uint32_t>(handlers_.size() - 1);
+}
+
+void ObjectsImpl::add_object(std::uint64_t id, const Objects::TypeOps* type, void* ptr) {
+  std::uint32_t t = 0;
+  {
+    std::shared_lock lock(handlers_mutex_);
+    while (t < types_.size() && *types_[t]->type != *type->type) ++t;
+    if (t == types_.size()) {
+      type->destroy(ptr);
+      throw Error("tessera::dist::Objects::add(" + object_text(id) +
+                  "): its type has no handler; register the type's handlers (on every rank, in the same "
+                  "order) before adding objects of it");
+    }
+  }
+  std::lock_guard lock(mutex);
+  auto refuse = [&](const std::string& why) {
+    type->destroy(ptr);
+    throw Error("tessera::dist::Objects::add(" + object_text(id) + "): " + why);
+  };
+  if (closing_) refuse("the runtime is closing");
+  if (!error_.empty()) refuse("the runtime stopped after an error: " + error_);
+  if (objects.count(id)) refuse("that name is already registered on this rank (" + std::to_string(rank) + ")");
+  if (home(id) == rank) {
+    auto d = directory_.find(id);
+    if (d != directory_.end() && d->second.registered_by >= 0 && d->second.registered_by != rank)
+      refuse("that name is already registered by rank " + std::to_string(d->second.registered_by));
+  }
+  auto object = std::make_unique<LocalObject>();
+  object->id = id;
+  object->type = t;
+  object->ptr = ptr;
+  auto& o = *object;
+  objects.emplace(id, std::move(object));
+  forward_.erase(id);
+  cache_.erase(id);
+  if (home(id) == rank) {
+    set_location(id, rank, 0, rank);
+  } else {
+    std::vector<std::byte> f;
+    Writer w(f);
+    w.put(Kind::register_name);
+    w.put(id);
+    w.put(static_cast<std::int32_t>(rank));
+    emit(home(id), f);
+  }
+  schedule(o);
+}
+
+void ObjectsImpl::send_call(std::uint64_t id, std::uint32_t handler, std::vector<std::byte> args) {
+  std::lock_guard lock(mutex);
+  if (!error_.empty()) throw Error("tessera::dist::Objects: send to " + object_text(id) + " after an error: " + error_);
+  if (closing_) throw Error("tessera::dist::Objects: send to " + object_text(id) + " while the runtime is closing");
+  if (handler != migrate_handler) {
+    std::shared_lock h(handlers_mutex_);
+    if (handler >= handlers_.size())
+      throw Error("tessera::dist::Objects: send to " + object_text(id) + " with handler id " +
+                  std::to_string(handler) + ", which is not registered here");
+  }
+  Message m{handler, rank, next_seq_[id]++, 0, std::move(args)};
+  ++counters_.calls_sent;
+  if (handler != migrate_handler) ++stats.sent;
+  if (auto it = objects.find(id); it != objects.end()) {
+    deliver(*it->second, std::move(m));
+    return;
+  }
+  int dest = home(id);
+  if (auto f = forward_.find(id); f != forward_.end())
+    dest = f->second;
+  else if (auto c = cache_.find(id); c != cache_.end())
+    dest = c->second;
+  if (dest == rank) {
+    route(id, std::move(m));
+    return;
+  }
+  std::vector<std::byte> f;
+  Writer w(f);
+  w.put(Kind::call);
+  w.put(id);
+  put_message(w, m);
+  emit(dest, f);
+}
+
+void ObjectsImpl::migrate(std::uint64_t id, int dest) {
+  if (dest < 0 || dest >= size)
+    throw Error("tessera::dist::Objects::migrate(" + object_text(id) + ", " + std::to_string(dest) +
+                "): there are ranks 0 to " + std::to_string(size - 1));
+  std::vector<std::byte> args;
+  Writer w(args);
+  w.put(static_cast<std::int32_t>(dest));
+  send_call(id, migrate_handler, std::move(args));
+}
+
+void ObjectsImpl::route(std::uint64_t id, Message m) {
+  if (auto it = objects.find(id); it != objects.end()) {
+    deliver(*it->second, std::move(m));
+    return;
+  }
+  int dest = -1;
+  if (auto f = forward_.find(id); f != forward_.end()) {
+    dest = f->second;
+  } else if (home(id) == rank) {
+    auto d = directory_.find(id);
+    if (d != directory_.end() && d->second.rank >= 0 && d->second.rank != rank) {
+      dest = d->second.rank;
+    } else {
+      // Not registered yet (or never: wait() finds that out and tells the sender).
+      unregistered_[id].push_back(std::move(m));
+      ++counters_.waiting;
+      return;
+    }
+  } else {
+    dest = home(id);
+  }
+  if (m.sender != rank && m.hops == 0 && m.sender != dest) {
+    std::vector<std::byte> hint;
+    Writer w(hint);
+    w.put(Kind::hint);
+    w.put(id);
+    w.put(static_cast<std::int32_t>(dest));
+    emit(m.sender, hint);
+  }
+  if (m.sender != rank || m.hops > 0) ++stats.forwarded;
+  ++m.hops;
+  std::vector<std::byte> f;
+  Writer w(f);
+  w.put(Kind::call);
+  w.put(id);
+  put_message(w, m);
+  emit(dest, f);
+}
+
+void ObjectsImpl::deliver(LocalObject& object, Message m) {
+  auto& expected = object.expected[m.sender];
+  if (m.seq != expected) {
+    object.held.emplace(std::make_pair(m.sender, m.seq), std::move(m));
+    return;
+  }
+  const auto sender = m.sender;
+  object.queue.push_back(std::move(m));
+  ++expected;
+  for (auto it = object.held.find({sender, expected}); it != object.held.end();
+       it = object.held.find({sender, expected})) {
+    object.queue.push_back(std::move(it->second));
+    object.held.erase(it);
+    ++expected;
+  }
+  schedule(object);
+}
+
+void ObjectsImpl::schedule(LocalObject& object) {
+  if (object.scheduled || object.queue.empty()) return;
+  object.scheduled = true;
+  ++scheduled_;
+  object.job.impl = this;
+  object.job.object = &object;
+  executor.schedule(object.job);
+}
+
+void ObjectsImpl::emit(int dest, const std::vector<std::byte>& frame, bool count) {
+  auto& box = outbox_[static_cast<std::size_t>(dest)];
+  const bool was_empty = box.empty();
+  const auto length = static_cast<std::uint32_t>(frame.size());
+  Writer w(box);
+  w.put(length);
+  w.bytes(frame.data(), frame.size());
+  if (count) ++counters_.frames_out;
+  if (box.size() >= options.batch_bytes)
+    flush();
+  else if (was_empty)
+    ci.wake();
+}
+
+void ObjectsImpl::flush() {
+  for (std::size_t dest = 0; dest < outbox_.size(); ++dest) {
+    if (outbox_[dest].empty()) continue;
+    auto batch = std::make_shared<std::vector<std::byte>>(std::move(outbox_[dest]));
+    outbox_[dest].clear();
+    ++stats.batches;
+    ci.start_send(batch->data(), batch->size(), static_cast<int>(dest), objects_tag,
+                  [batch](RequestState&) mutable { batch.reset(); }, channel);
+  }
+}
+
+void ObjectsImpl::set_location(std::uint64_t id, int where, std::uint64_t moves, int registered_by) {
+  auto& entry = directory_[id];
+  if (registered_by >= 0) entry.registered_by = registered_by;
+  if (entry.rank < 0 || moves >= entry.moves) {
+    entry.rank = where;
+    entry.moves = moves;
+  }
+  auto waiting = unregistered_.find(id);
+  if (waiting == unregistered_.end()) return;
+  auto messages = std::move(waiting->second);
+  unregistered_.erase(waiting);
+  counters_.waiting -= static_cast<std::int64_t>(messages.size());
+  for (auto& m : messages) route(id, std::move(m));
+}
+
+void ObjectsImpl::do_migrate(LocalObject& object, int dest) {
+  std::vector<std::byte> f;
+  Writer w(f);
+  w.put(Kind::migrate);
+  w.put(object.id);
+  w.put(object.type);
+  w.put(object.moves + 1);
+  w.put(object.load);
+  w.put<std::uint64_t>(object.expected.size());
+  for (const auto& [sender, seq] : object.expected) {
+    w.put(sender);
+    w.put(seq);
+  }
+  w.put<std::uint64_t>(object.held.size());
+  for (const auto& [key, m] : object.held) put_message(w, m);
+  w.put<std::uint64_t>(object.queue.size());
+  for (const auto& m : object.queue) put_message(w, m);
+  types_[object.type]->pack(object.ptr, w);
+  types_[object.type]->destroy(object.ptr);
+  object.ptr = nullptr;
+  const auto id = object.id;
+  forward_[id] = dest;
+  cache_.erase(id);
+  if (home(id) == rank) {
+    auto& entry = directory_[id];
+    entry.rank = dest;
+    entry.moves = object.moves + 1;
+  }
+  ++stats.migrated_out;
+  object.scheduled = false;
+  --scheduled_;
+  auto it = objects.find(id);
+  retired_.push_back(std::move(it->second));  // its job is still on the stack
+  objects.erase(it);
+  emit(dest, f);
+}
+
+void ObjectsImpl::install(Reader& in) {
+  auto object = std::make_unique<LocalObject>();
+  object->id = in.get<std::uint64_t>();
+  object->type = in.get<std::uint32_t>();
+  object->moves = in.get<std::uint64_t>();
+  object->load = in.get<double>();
+  for (auto n = in.get<std::uint64_t>(); n > 0; --n) {
+    const auto sender = in.get<std::int32_t>();
+    object->expected[sender] = in.get<std::uint64_t>();
+  }
+  for (auto n = in.get<std::uint64_t>(); n > 0; --n) {
+    Message m = get_message(in);
+    const auto key = std::make_pair(m.sender, m.seq);
+    object->held.emplace(key, std::move(m));
+  }
+  for (auto n = in.get<std::uint64_t>(); n > 0; --n) object->queue.push_back(get_message(in));
+  {
+    std::shared_lock lock(handlers_mutex_);
+    if (object->type >= types_.size())
+      throw Error("tessera::dist::Objects: " + object_text(object->id) + " arrived with a type rank " +
+                  std::to_string(rank) + " never registered (register the same handlers on every rank)");
+    object->ptr = types_[object->type]->unpack(in);
+  }
+  const auto id = object->id;
+  const auto moves = object->moves;
+  auto& o = *object;
+  objects[id] = std::move(object);
+  forward_.erase(id);
+  cache_.erase(id);
+  ++stats.migrated_in;
+  if (home(id) == rank) {
+    set_location(id, rank, moves, -1);
+  } else {
+    std::vector<std::byte> f;
+    Writer w(f);
+    w.put(Kind::located);
+    w.put(id);
+    w.put(static_cast<std::int32_t>(rank));
+    w.put(moves);
+    emit(home(id), f);
+  }
+  schedule(o);
+}
+
+void ObjectsImpl::run_object(LocalObject& object) {
+  for (std::size_t n = 0;; ++n) {
+    Message m;
+    void* ptr = nullptr;
+    std::uint32_t type = 0;
+    {
+      std::unique_lock lock(mutex);
+      if (closing_ || !error_.empty()) {
+        counters_.calls_done += static_cast<std::int64_t>(object.queue.size());
+        object.queue.clear();
+      }
+      if (object.queue.empty()) {
+        object.scheduled = false;
+        --scheduled_;
+        maybe_report();
+        lock.unlock();
+        waiters_.notify_all();
+        ci.wake();
+        return;
+      }
+      if (n == options.handler_burst) {
+        lock.unlock();
+        executor.schedule(object.job);  // still scheduled: let other objects' handlers run
+        return;
+      }
+      m = std::move(object.queue.front());
+      object.queue.pop_front();
+      if (m.handler == migrate_handler) {
+        ++counters_.calls_done;
+        Reader r(m.args.data(), m.args.size());
+        const int dest = r.get<std::int32_t>();
+        if (dest != rank) {
+          do_migrate(object, dest);
+          return;
+        }
+        continue;
+      }
+      ptr = object.ptr;
+      type = object.type;
+    }
+    std::function<void(void*, HandlerContext&, Reader&)>* invoke = nullptr;
+    std::string handler_name;
+    std::string problem;
+    {
+      std::shared_lock lock(handlers_mutex_);
+      if (m.handler >= handlers_.size()) {
+        problem = "handler id " + std::to_string(m.handler) + " is not registered on rank " + std::to_string(rank) +
+                  " (every rank must register the same handlers in the same order)";
+      } else if (handlers_[m.handler].type != type) {
+        problem = "handler '" + handlers_[m.handler].name + "' is for another type than " + object_text(object.id);
+      } else {
+        invoke = &handlers_[m.handler].invoke;
+        handler_name = handlers_[m.handler].name;
+      }
+    }
+    const auto start = std::chrono::steady_clock::now();
+    if (invoke) {
+      HandlerContext ctx(self, ObjectName{object.id}, m.sender);
+      Reader in(m.args.data(), m.args.size());
+      try {
+        (*invoke)(ptr, ctx, in);
+      } catch (const std::exception& e) {
+        problem = "handler '" + handler_name + "' on " + object_text(object.id) + " threw: " + e.what();
+      } catch (...) {
+        problem = "handler '" + handler_name + "' on " + object_text(object.id) + " threw a non-standard exception";
+      }
+    }
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    std::lock_guard lock(mutex);
+    ++counters_.calls_done;
+    ++stats.handled;
+    object.load += seconds;
+    if (!problem.empty()) fail("rank " + std::to_string(rank) + ": " + problem, true);
+  }
+}
+
+void ObjectsImpl::fail(std::string message, bool broadcast) {
+  if (error_.empty()) {
+    error_ = std::move(message);
+    error_local_ = !broadcast;
+  }
+  if (broadcast) {
+    error_local_ = false;
+    for (int r = 0; r < size; ++r) {
+      if (r == rank) continue;
+      std::vector<std::byte> f;
+      Writer w(f);
+      w.put(Kind::abort);
+      w.put(error_);
+      emit(r, f, false);
+    }
+    flush();
+  }
+  waiters_.notify_all();
+}
+
+bool ObjectsImpl::idle() const {
+  if (scheduled_ != 0 || busy_ != 0) return false;
+  for (const auto& box : outbox_)
+    if (!box.empty()) return false;
+  return true;
+}
+
+void ObjectsImpl::maybe_report() {
+  if (!probe_pending_ || !in_wait_ || wait_epoch_ != probe_epoch_ || !idle()) return;
+  probe_pending_ = false;
+  std::vector<std::byte> f;
+  Writer w(f);
+  w.put(Kind::report);
+  w.put(probe_epoch_);
+  w.put(probe_wave_);
+  put_counters(w, counters_);
+  emit(0, f, false);
+  flush();
+}
+
+void ObjectsImpl::coordinator_receive(const Counters& c, bool) {
+  wave_sum_ += c;
+  if (++reports_ < size) return;
+  wave_open_ = false;
+  const Counters sum = wave_sum_;
+  const bool stable = previous_valid_ && sum == previous_sum_ && sum.frames_out == sum.frames_in;
+  previous_sum_ = sum;
+  previous_valid_ = true;
+  if (!stable) return;
+  if (sum.calls_sent == sum.calls_done) {
+    previous_valid_ = false;
+    done_epoch_ = wait_epoch_;
+    for (int r = 1; r < size; ++r) {
+      std::vector<std::byte> f;
+      Writer w(f);
+      w.put(Kind::done);
+      w.put(wait_epoch_);
+      emit(r, f, false);
+    }
+    flush();
+    waiters_.notify_all();
+  } else if (sum.waiting > 0 && sum.calls_sent == sum.calls_done + sum.waiting) {
+    // Quiet, and what is left waits for names nobody registered.
+    previous_valid_ = false;
+    for (int r = 1; r < size; ++r) {
+      std::vector<std::byte> f;
+      Writer w(f);
+      w.put(Kind::drop_missing);
+      emit(r, f);
+    }
+    std::vector<std::byte> self_frame;
+    Writer w(self_frame);
+    w.put(Kind::drop_missing);
+    Reader in(self_frame.data(), self_frame.size());
+    process_frame(rank, in);
+    flush();
+  }
+}
+
+bool ObjectsImpl::poll() {
+  bool did = false;
+  std::vector<std::byte> batch;
+  for (int k = 0; k < 64; ++k) {
+    int flag = 0;
+    MPI_Message message;
+    MPI_Status status;
+    int bytes = 0;
+    {
+      std::lock_guard mpi(ci.mpi_mutex);
+      if (MPI_Improbe(MPI_ANY_SOURCE, objects_tag, channel, &flag, &message, &status) != MPI_SUCCESS || !flag) break;
+      MPI_Get_count(&status, MPI_BYTE, &bytes);
+      batch.resize(static_cast<std::size_t>(bytes));
+      MPI_Mrecv(batch.data(), bytes, MPI_BYTE, &message, MPI_STATUS_IGNORE);
+    }
+    did = true;
+    process_batch(status.MPI_SOURCE, batch.data(), batch.size());
+  }
+  std::lock_guard lock(mutex);
+  if (rank == 0 && in_wait_ && done_epoch_ < wait_epoch_ && !wave_open_ && (error_.empty() || error_local_) && idle()) {
+    ++wave_;
+    wave_open_ = true;
+    reports_ = 0;
+    wave_sum_ = {};
+    for (int r = 1; r < size; ++r) {
+      std::vector<std::byte> f;
+      Writer w(f);
+      w.put(Kind::probe);
+      w.put(wait_epoch_);
+      w.put(wave_);
+      emit(r, f, false);
+    }
+    coordinator_receive(counters_, true);
+    did = true;
+  }
+  maybe_report();
+  flush();
+  return did;
+}
+
+void ObjectsImpl::process_batch(int source, const std::byte* data, std::size_t bytes) {
+  std::lock_guard lock(mutex);
+  Reader in(data, bytes);
+  while (in.left() > 0) {
+    const auto length = in.get<std::uint32_t>();
+    Reader frame(in.position(), length);
+    in.skip(length);
+    try {
+      process_frame(source, frame);
+    } catch (const std::exception& e) {
+      fail("rank " + std::to_string(rank) + ": a message from rank " + std::to_string(source) +
+               " could not be read: " + e.what(),
+           true);
+    }
+  }
+}
+
+void ObjectsImpl::process_frame(int source, Reader& in) {
+  const auto kind = in.get<Kind>();
+  if (counted(kind) && source != rank) ++counters_.frames_in;
+  switch (kind) {
+    case Kind::call: {
+      const auto id = in.get<std::uint64_t>();
+      route(id, get_message(in));
+      break;
+    }
+    case Kind::register_name: {
+      const auto id = in.get<std::uint64_t>();
+      const auto who = in.get<std::int32_t>();
+      auto d = directory_.find(id);
+      if (d != directory_.end() && d->second.registered_by >= 0 && d->second.registered_by != who) {
+        std::vector<std::byte> f;
+        Writer w(f);
+        w.put(Kind::duplicate);
+        w.put(id);
+        w.put(static_cast<std::int32_t>(d->second.registered_by));
+        emit(who, f);
+      } else {
+        set_location(id, who, 0, who);
+      }
+      break;
+    }
+    case Kind::located: {
+      const auto id = in.get<std::uint64_t>();
+      const auto where = in.get<std::int32_t>();
+      const auto moves = in.get<std::uint64_t>();
+      set_location(id, where, moves, -1);
+      break;
+    }
+    case Kind::migrate:
+      install(in);
+      break;
+    case Kind::hint: {
+      const auto id = in.get<std::uint64_t>();
+      const auto where = in.get<std::int32_t>();
+      if (!objects.count(id) && !forward_.count(id)) cache_[id] = where;
+      break;
+    }
+    case Kind::duplicate: {
+      const auto id = in.get<std::uint64_t>();
+      const auto other = in.get<std::int32_t>();
+      fail("tessera::dist::Objects::add(" + object_text(id) + ") on rank " + std::to_string(rank) +
+               ": that name is already registered by rank " + std::to_string(other),
+           false);
+      break;
+    }
+    case Kind::no_such_object: {
+      const auto id = in.get<std::uint64_t>();
+      const auto handler = in.get<std::uint32_t>();
+      std::string name = handler == migrate_handler ? "migrate" : "#" + std::to_string(handler);
+      {
+        std::shared_lock lock(handlers_mutex_);
+        if (handler < handlers_.size()) name = handlers_[handler].name;
+      }
+      fail("tessera::dist::Objects: rank " + std::to_string(rank) + " sent '" + name + "' to " + object_text(id) +
+               ", a name no rank registered",
+           false);
+      break;
+    }
+    case Kind::probe: {
+      probe_epoch_ = in.get<std::uint64_t>();
+      probe_wave_ = in.get<std::uint64_t>();
+      probe_pending_ = true;
+      maybe_report();
+      break;
+    }
+    case Kind::report: {
+      const auto epoch = in.get<std::uint64_t>();
+      const auto wave = in.get<std::uint64_t>();
+      const Counters c = get_counters(in);
+      if (rank == 0 && epoch == wait_epoch_ && wave == wave_ && wave_open_) coordinator_receive(c, true);
+      break;
+    }
+    case Kind::done: {
+      done_epoch_ = std::max(done_epoch_, in.get<std::uint64_t>());
+      waiters_.notify_all();
+      break;
+    }
+    case Kind::drop_missing: {
+      for (auto& [id, messages] : unregistered_) {
+        for (auto& m : messages) {
+          ++counters_.calls_done;
+          if (m.sender == rank) {
+            std::vector<std::byte> f;
+            Writer w(f);
+            w.put(Kind::no_such_object);
+            w.put(id);
+            w.put(m.handler);
+            Reader self_in(f.data(), f.size());
+            process_frame(rank, self_in);
+          } else {
+            std::vector<std::byte> f;
+            Writer w(f);
+            w.put(Kind::no_such_object);
+            w.put(id);
+            w.put(m.handler);
+            emit(m.sender, f);
+          }
+        }
+        counters_.waiting -= static_cast<std::int64_t>(messages.size());
+      }
+      unregistered_.clear();
+      break;
+    }
+    case Kind::abort: {
+      auto text = in.get<std::string>();
+      if (error_.empty() || error_local_) {
+        error_ = std::move(text);
+        error_local_ = false;
+      }
+      waiters_.notify_all();
+      break;
+    }
+    default:
+      throw Error("unknown frame kind " + std::to_string(static_cast<int>(kind)));
+  }
+}
+
+void ObjectsImpl::wait() {
+  std::unique_lock lock(mutex);
+  if (!error_.empty() && !error_local_) throw Error(error_);
+  in_wait_ = true;
+  const auto epoch = ++wait_epoch_;
+  maybe_report();
+  lock.unlock();
+  ci.wake();
+  auto sleep = std::chrono::microseconds(1);
+  for (;;) {
+    lock.lock();
+    if (!error_.empty() && !error_local_) {
+      in_wait_ = false;
+      throw Error(error_);
+    }
+    if (done_epoch_ >= epoch) {
+      in_wait_ = false;
+      if (!error_.empty()) {
+        auto text = std::move(error_);
+        error_.clear();
+        error_local_ = false;
+        throw Error(text);
+      }
+      return;
+    }
+    lock.unlock();
+    if (ci.poll_once()) {
+      sleep = std::chrono::microseconds(1);
+      continue;
+    }
+    lock.lock();
+    waiters_.wait_for(lock, sleep);
+    lock.unlock();
+    sleep = std::min(sleep * 2, ci.max_sleep);
+  }
+}
+
+std::size_t ObjectsImpl::rebalance() {
+  wait();
+  std::vector<std::pair<double, std::uint64_t>> mine;
+  double local[2] = {0, 0};
+  {
+    std::lock_guard lock(mutex);
+    for (const auto& [id, o] : objects) {
+      mine.emplace_back(o->load, id);
+      local[0] += o->load;
+    }
+    local[1] = static_cast<double>(objects.size());
+  }
+  std::vector<double> all(2 * static_cast<std::size_t>(size));
+  auto state = std::make_shared<RequestState>();
+  state->what = "the load exchange of Objects::rebalance";
+  {
+    std::lock_guard mpi(ci.mpi_mutex);
+    check_mpi(MPI_Iallgather(local, 2, MPI_DOUBLE, all.data(), 2, MPI_DOUBLE, channel, &state->request), state->what);
+  }
+  ci.track(state).wait();
+  // Loads by handler time; by object count when nothing has run yet.
+  double total = 0;
+  for (int r = 0; r < size; ++r) total += all[2 * static_cast<std::size_t>(r)];
+  const bool by_count = total <= 0;
+  std::vector<double> load(static_cast<std::size_t>(size));
+  for (int r = 0; r < size; ++r) load[static_cast<std::size_t>(r)] = all[2 * static_cast<std::size_t>(r) + (by_count ? 1 : 0)];
+  if (by_count) {
+    total = std::accumulate(load.begin(), load.end(), 0.0);
+    for (auto& [l, id] : mine) l = 1;
+  }
+  const double mean = total / size;
+  // Every rank computes the same plan: surpluses to deficits, in rank order.
+  std::vector<double> surplus(load.size());
+  for (std::size_t r = 0; r < load.size(); ++r) surplus[r] = load[r] - mean;
+  std::vector<std::pair<int, double>> plan;  // this rank's (destination, load to send)
+  for (std::size_t from = 0, to = 0; from < surplus.size(); ++from) {
+    while (surplus[from] > 0) {
+      while (to < surplus.size() && surplus[to] >= 0) ++to;
+      if (to == surplus.size()) break;
+      const double amount = std::min(surplus[from], -surplus[to]);
+      if (static_cast<int>(from) == rank) plan.emplace_back(static_cast<int>(to), amount);
+      surplus[from] -= amount;
+      surplus[to] += amount;
+    }
+  }
+  std::sort(mine.begin(), mine.end(), [](const auto& a, const auto& b) { return a.first > b.first || (a.first == b.first && a.second < b.second); });
+  std::size_t moved = 0;
+  std::vector<bool> taken(mine.size(), false);
+  for (auto [dest, amount] : plan) {
+    for (std::size_t i = 0; i < mine.size() && amount > 0; ++i) {
+      // Send an object when that brings the destination closer to the mean than keeping it.
+      if (taken[i] || mine[i].first > amount * 1.5 || mine[i].first <= 0) continue;
+      taken[i] = true;
+      amount -= mine[i].first;
+      migrate(mine[i].second, dest);
+      ++moved;
+    }
+  }
+  wait();
+  std::lock_guard lock(mutex);
+  for (auto& [id, o] : objects) o->load = 0;
+  return moved;
+}
+
+void ObjectsImpl::busy_begin() {
+  std::lock_guard lock(mutex);
+  ++busy_;
+}
+
+void ObjectsImpl::busy_end() {
+  {
+    std::lock_guard lock(mutex);
+    --busy_;
+    maybe_report();
+  }
+  waiters_.notify_all();
+  ci.wake();
+}
+
+}  // namespace detail
+
+int HandlerContext::rank() const noexcept { return objects_->rank(); }
+
+void Busy::release() noexcept {
+  if (impl_) std::exchange(impl_, nullptr)->busy_end();
+}
+
+Objects::Objects(Communicator& comm, ObjectsOptions options)
+    : impl_(std::make_unique<detail::ObjectsImpl>(*this, comm, options)) {}
+
+Objects::~Objects() = default;
+
+std::uint32_t Objects::register_handler(std::string name, const TypeOps* type, Invoke invoke) {
+  return impl_->register_handler(std::move(name), type, std::move(invoke));
+}
+
+void Objects::add_object(ObjectName name, const TypeOps* type, void* object) {
+  impl_->add_object(name.id, type, object);
+}
+
+void Objects::send_bytes(ObjectName to, std::uint32_t handler, std::vector<std::byte> args) {
+  impl_->send_call(to.id, handler, std::move(args));
+}
+
+void Objects::migrate(ObjectName name, int rank) { impl_->migrate(name.id, rank); }
+
+void Objects::wait() { impl_->wait(); }
+
+std::size_t Objects::rebalance() { return impl_->rebalance(); }
+
+bool Objects::is_local(ObjectName name) const {
+  std::lock_guard lock(impl_->mutex);
+  return impl_->objects.count(name.id) != 0;
+}
+
+void* Objects::local_object(ObjectName name, const std::type_info& type) {
+  std::lock_guard lock(impl_->mutex);
+  auto it = impl_->objects.find(name.id);
+  if (it == impl_->objects.end())
+    throw Error("tessera::dist::Objects::local(object " + std::to_string(name.id) + "): it does not live on rank " +
+                std::to_string(impl_->rank));
+  if (impl_->type_of(*it->second) != type)
+    throw Error("tessera::dist::Objects::local(object " + std::to_string(name.id) + "): it is a " +
+                impl_->type_of(*it->second).name() + ", not a " + type.name());
+  return it->second->ptr;
+}
+
+std::vector<ObjectName> Objects::local_names() const {
+  std::vector<ObjectName> names;
+  {
+    std::lock_guard lock(impl_->mutex);
+    for (const auto& [id, o] : impl_->objects) names.push_back({id});
+  }
+  std::sort(names.begin(), names.end(), [](ObjectName a, ObjectName b) { return a.id < b.id; });
+  return names;
+}
+
+Busy Objects::busy() {
+  impl_->busy_begin();
+  return Busy(impl_.get());
+}
+
+ObjectsStatistics Objects::statistics() const {
+  std::lock_guard lock(impl_->mutex);
+  return impl_->stats;
+}
+
+Communicator& Objects::communicator() noexcept { return impl_->comm; }
+int Objects::rank() const noexcept { return impl_->rank; }
+
+}  // namespace tessera::dist

@@ -1,0 +1,185 @@
+#pragma once
+// The mobile-object runtime's private state. One lock (`mutex`) guards the tables; handlers run
+// without it. All traffic between ranks is frames packed into batches, one MPI message per
+// batch and destination, on one tag: MPI's non-overtaking rule then keeps every pair of ranks in
+// order, which migration relies on (an object and the messages forwarded after it).
+
+#include "communicator_impl.hpp"
+
+#include <tessera/dist/objects.hpp>
+#include <tessera/sched/job.hpp>
+
+#include <condition_variable>
+#include <deque>
+#include <map>
+#include <mutex>
+#include <shared_mutex>
+#include <unordered_map>
+
+namespace tessera::dist::detail {
+
+constexpr int objects_tag = (1 << 20) + 1;
+constexpr std::uint32_t migrate_handler = 0xffffffffu;
+
+enum class Kind : std::uint8_t {
+  call = 1,        // a handler message (or a migration request) for an object
+  register_name,   // to the home rank: object, rank
+  located,         // to the home rank: object, rank, moves
+  migrate,         // the object itself, with its queues and order state
+  hint,            // to a sender: where an object it wrote to now lives
+  duplicate,       // to a rank that registered a name already taken
+  no_such_object,  // to a sender: nobody registered that name
+  probe,           // termination detection (rank 0 asks)
+  report,          // ... and every rank answers
+  done,            // ... and rank 0 declares it
+  drop_missing,    // rank 0: drop messages to names nobody registered, telling their senders
+  abort,           // a handler threw somewhere: everyone stops
+};
+
+struct Message {
+  std::uint32_t handler = 0;
+  std::int32_t sender = 0;
+  std::uint64_t seq = 0;
+  std::uint32_t hops = 0;
+  std::vector<std::byte> args;
+};
+
+class ObjectsImpl;
+
+struct LocalObject;
+
+struct ObjectJob : Job {
+  ObjectJob() : Job(&ObjectJob::run_job) {}
+  static void run_job(Job& self);
+  ObjectsImpl* impl = nullptr;
+  LocalObject* object = nullptr;
+};
+
+struct LocalObject {
+  std::uint64_t id = 0;
+  std::uint32_t type = 0;  // index into ObjectsImpl::types
+  void* ptr = nullptr;
+  std::uint64_t moves = 0;
+  double load = 0;  // seconds in handlers since the last rebalance
+  std::deque<Message> queue;                               // in order, ready to run
+  std::unordered_map<std::int32_t, std::uint64_t> expected;  // next sequence number per sender
+  std::map<std::pair<std::int32_t, std::uint64_t>, Message> held;  // arrived early
+  bool scheduled = false;
+  ObjectJob job;
+};
+
+struct DirectoryEntry {
+  int rank = -1;
+  std::uint64_t moves = 0;
+  int registered_by = -1;
+};
+
+struct Counters {
+  std::int64_t frames_out = 0;
+  std::int64_t frames_in = 0;
+  std::int64_t calls_sent = 0;
+  std::int64_t calls_done = 0;
+  std::int64_t waiting = 0;
+  bool operator==(const Counters&) const = default;
+};
+
+class ObjectsImpl {
+ public:
+  ObjectsImpl(Objects& self, Communicator& comm, ObjectsOptions options);
+  ~ObjectsImpl();
+
+  Objects& self;
+  Communicator& comm;
+  CommunicatorImpl& ci;
+  Executor& executor;
+  ObjectsOptions options;
+  int rank;
+  int size;
+  // Each instance talks on a duplicate of the communicator: a frame of the next instance can then
+  // never be read by one still closing.
+  MPI_Comm channel = MPI_COMM_NULL;
+
+  std::uint32_t register_handler(std::string name, const Objects::TypeOps* type,
+                                 std::function<void(void*, HandlerContext&, Reader&)> invoke);
+  void add_object(std::uint64_t id, const Objects::TypeOps* type, void* object);
+  void send_call(std::uint64_t id, std::uint32_t handler, std::vector<std::byte> args);
+  void migrate(std::uint64_t id, int dest);
+  void wait();
+  std::size_t rebalance();
+  void run_object(LocalObject& object);
+  void busy_begin();
+  void busy_end();
+  const std::type_info& type_of(const LocalObject& o) {
+    std::shared_lock lock(handlers_mutex_);
+    return *types_[o.type]->type;
+  }
+
+  mutable std::mutex mutex;
+  std::unordered_map<std::uint64_t, std::unique_ptr<LocalObject>> objects;
+  ObjectsStatistics stats;
+
+ private:
+  struct HandlerEntry {
+    std::string name;
+    std::uint32_t type;
+    std::function<void(void*, HandlerContext&, Reader&)> invoke;
+  };
+
+  int home(std::uint64_t id) const { return static_cast<int>(id % static_cast<std::uint64_t>(size)); }
+  bool poll();
+  void process_batch(int source, const std::byte* data, std::size_t size);
+  void process_frame(int source, Reader& in);
+  // Each of these runs with `mutex` held.
+  void route(std::uint64_t id, Message m);
+  void deliver(LocalObject& object, Message m);
+  void schedule(LocalObject& object);
+  void emit(int dest, const std::vector<std::byte>& frame, bool counted = true);
+  void set_location(std::uint64_t id, int where, std::uint64_t moves, int registered_by);
+  void do_migrate(LocalObject& object, int dest);
+  void install(Reader& in);
+  void fail(std::string message, bool broadcast);
+  void maybe_report();
+  void coordinator_receive(const Counters& c, bool idle);
+  bool idle() const;
+  void flush();
+
+  std::shared_mutex handlers_mutex_;
+  std::vector<HandlerEntry> handlers_;
+  std::vector<const Objects::TypeOps*> types_;
+
+  std::unordered_map<std::uint64_t, int> forward_;
+  std::unordered_map<std::uint64_t, int> cache_;
+  std::unordered_map<std::uint64_t, DirectoryEntry> directory_;
+  std::unordered_map<std::uint64_t, std::vector<Message>> unregistered_;
+  std::unordered_map<std::uint64_t, std::uint64_t> next_seq_;
+  std::vector<std::unique_ptr<LocalObject>> retired_;
+  std::vector<std::vector<std::byte>> outbox_;
+
+  Counters counters_;
+  int scheduled_ = 0;
+  int busy_ = 0;
+
+  // Termination detection.
+  bool in_wait_ = false;
+  std::uint64_t wait_epoch_ = 0;
+  std::uint64_t done_epoch_ = 0;
+  std::uint64_t probe_epoch_ = 0;  // a probe waiting for this rank to become idle
+  std::uint64_t probe_wave_ = 0;
+  bool probe_pending_ = false;
+  // Rank 0 only.
+  std::uint64_t wave_ = 0;
+  bool wave_open_ = false;
+  int reports_ = 0;
+  Counters wave_sum_;
+  bool wave_all_idle_ = true;
+  Counters previous_sum_;
+  bool previous_valid_ = false;
+
+  std::condition_variable waiters_;
+  std::string error_;
+  bool error_local_ = false;
+  bool closing_ = false;
+  std::size_t poller_ = 0;
+};
+
+}  // namespace tessera::dist::detail

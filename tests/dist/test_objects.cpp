@@ -1,0 +1,341 @@
+// Mobile objects across ranks: remote handlers, migration with messages in flight (exactly once,
+// in order per sender), handlers that send, errors that reach every rank, rebalancing.
+#include "mpi_test_support.hpp"
+
+#include <tessera/core/error.hpp>
+#include <tessera/dist/objects.hpp>
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace td = tessera::dist;
+
+namespace {
+
+constexpr int max_ranks = 8;
+
+struct Counter {
+  long count = 0;
+  long sum = 0;
+};
+
+// Every rank learns every rank's flag (a tiny all-gather over the communicator under test).
+std::vector<int> gather_flags(int flag) {
+  auto& comm = test_comm();
+  std::vector<int> all(static_cast<std::size_t>(comm.size()));
+  std::vector<td::Request> rx;
+  for (int r = 0; r < comm.size(); ++r)
+    if (r != comm.rank()) rx.push_back(comm.recv(std::span<int>(&all[static_cast<std::size_t>(r)], 1), r, 90));
+  all[static_cast<std::size_t>(comm.rank())] = flag;
+  std::vector<td::Request> tx;
+  for (int r = 0; r < comm.size(); ++r)
+    if (r != comm.rank()) tx.push_back(comm.send(std::span<const int>(&flag, 1), r, 90));
+  for (auto& q : rx) q.wait();
+  for (auto& q : tx) q.wait();
+  return all;
+}
+
+}  // namespace
+
+TEST(DistObjects, HandlersRunWhereTheObjectsLive) {
+  auto& comm = test_comm();
+  const int r = comm.rank(), n = comm.size();
+  td::Objects objects(comm);
+  std::atomic<int> wrong_rank{0};
+  auto bump = objects.handler<Counter, long>("bump", [&](Counter& c, td::HandlerContext& ctx, long by) {
+    if (static_cast<std::uint64_t>(ctx.rank()) != ctx.self().id / 100) ++wrong_rank;
+    c.count += 1;
+    c.sum += by;
+  });
+  const int per_rank = 8;
+  for (int k = 0; k < per_rank; ++k) objects.add(td::ObjectName{static_cast<std::uint64_t>(r * 100 + k)}, Counter{});
+  // Every rank sends every object (r + 1) * 10 + k, three times.
+  for (int rep = 0; rep < 3; ++rep)
+    for (int owner = 0; owner < n; ++owner)
+      for (int k = 0; k < per_rank; ++k)
+        objects.send(td::ObjectName{static_cast<std::uint64_t>(owner * 100 + k)}, bump, static_cast<long>((r + 1) * 10 + k));
+  objects.wait();
+  long senders_sum = 0;
+  for (int s = 0; s < n; ++s) senders_sum += (s + 1) * 10;
+  for (int k = 0; k < per_rank; ++k) {
+    const auto& c = objects.local<Counter>(td::ObjectName{static_cast<std::uint64_t>(r * 100 + k)});
+    EXPECT_EQ(c.count, 3L * n);
+    EXPECT_EQ(c.sum, 3 * (senders_sum + static_cast<long>(n) * k));
+  }
+  EXPECT_EQ(objects.local_names().size(), static_cast<std::size_t>(per_rank));
+  EXPECT_EQ(wrong_rank.load(), 0);
+  EXPECT_EQ(objects.statistics().handled, static_cast<std::uint64_t>(3 * n * per_rank));
+}
+
+namespace {
+
+// Records, per sending rank, how many messages arrived and whether any came out of order.
+struct Tracker {
+  std::uint64_t next[max_ranks] = {};
+  std::uint64_t out_of_order = 0;
+};
+
+// The messages rank `sender` sends in MessagesFollowMigratingObjects: which object each goes to,
+// from a generator seeded by the rank, so every rank can count what every object should get.
+std::vector<int> targets_of(int sender, int messages, int objects) {
+  std::mt19937 gen(1234u + static_cast<unsigned>(sender));
+  std::uniform_int_distribution<int> pick(0, objects - 1);
+  std::vector<int> t(static_cast<std::size_t>(messages));
+  for (auto& x : t) x = pick(gen);
+  return t;
+}
+
+}  // namespace
+
+TEST(DistObjects, MessagesFollowMigratingObjectsExactlyOnceInOrder) {
+  auto& comm = test_comm();
+  const int r = comm.rank(), n = comm.size();
+  ASSERT_LE(n, max_ranks);
+  td::ObjectsOptions options;
+  options.batch_bytes = 4096;  // many batches, so migrations land between them
+  td::Objects objects(comm, options);
+  auto deliver = objects.handler<Tracker, std::int32_t, std::uint64_t>(
+      "deliver", [](Tracker& t, td::HandlerContext&, std::int32_t sender, std::uint64_t seq) {
+        if (seq != t.next[sender]) ++t.out_of_order;
+        t.next[sender] = seq + 1;
+      });
+  const int num_objects = 24;
+  const int total = 100000;  // across all ranks
+  const int mine = total / n + (r < total % n ? 1 : 0);
+  for (int k = r; k < num_objects; k += n) objects.add(td::ObjectName{static_cast<std::uint64_t>(k)}, Tracker{});
+  objects.wait();  // every name registered before the storm
+
+  const auto targets = targets_of(r, mine, num_objects);
+  std::vector<std::uint64_t> seq(num_objects, 0);
+  std::mt19937 gen(99u + static_cast<unsigned>(r));
+  std::uniform_int_distribution<int> pick_object(0, num_objects - 1), pick_rank(0, n - 1);
+  for (int i = 0; i < mine; ++i) {
+    const int k = targets[static_cast<std::size_t>(i)];
+    objects.send(td::ObjectName{static_cast<std::uint64_t>(k)}, deliver, static_cast<std::int32_t>(r),
+                 seq[static_cast<std::size_t>(k)]++);
+    if (i % 97 == 0) objects.migrate(td::ObjectName{static_cast<std::uint64_t>(pick_object(gen))}, pick_rank(gen));
+  }
+  objects.wait();
+
+  // What each object should have seen from each sender.
+  std::vector<std::vector<std::uint64_t>> expected(num_objects, std::vector<std::uint64_t>(static_cast<std::size_t>(n), 0));
+  for (int s = 0; s < n; ++s) {
+    const int count = total / n + (s < total % n ? 1 : 0);
+    for (int k : targets_of(s, count, num_objects)) ++expected[static_cast<std::size_t>(k)][static_cast<std::size_t>(s)];
+  }
+  std::uint64_t local_objects = 0;
+  for (auto name : objects.local_names()) {
+    const auto& t = objects.local<Tracker>(name);
+    EXPECT_EQ(t.out_of_order, 0u) << "object " << name.id;
+    for (int s = 0; s < n; ++s)
+      EXPECT_EQ(t.next[s], expected[name.id][static_cast<std::size_t>(s)]) << "object " << name.id << " sender " << s;
+    ++local_objects;
+  }
+  const auto all = gather_flags(static_cast<int>(local_objects));
+  int sum = 0;
+  for (int x : all) sum += x;
+  EXPECT_EQ(sum, num_objects);  // every object lives on exactly one rank
+  const auto stats = objects.statistics();
+  const auto moved = gather_flags(static_cast<int>(stats.migrated_out));
+  int migrations = 0;
+  for (int x : moved) migrations += x;
+  if (n > 1) {
+    EXPECT_GT(migrations, 0);
+  }
+}
+
+TEST(DistObjects, HandlersSendMoreMessages) {
+  // A token walks a ring of objects spread over the ranks, 200 hops, each hop a handler that
+  // sends the next message from wherever it runs.
+  auto& comm = test_comm();
+  const int r = comm.rank(), n = comm.size();
+  td::Objects objects(comm);
+  struct Station {
+    long visits = 0;
+  };
+  const int stations = 3 * n;
+  td::Handler<Station, int> pass = objects.handler<Station, int>("pass", [&](Station& s, td::HandlerContext& ctx, int left) {
+    ++s.visits;
+    if (left > 0)
+      ctx.objects().send(td::ObjectName{(ctx.self().id + 1) % static_cast<std::uint64_t>(stations)}, pass, left - 1);
+  });
+  for (int k = r; k < stations; k += n) objects.add(td::ObjectName{static_cast<std::uint64_t>(k)}, Station{});
+  objects.wait();
+  if (r == 0) objects.send(td::ObjectName{0}, pass, 199);
+  objects.wait();
+  long visits = 0;
+  for (auto name : objects.local_names()) {
+    const long v = objects.local<Station>(name).visits;
+    // 200 visits round a ring of `stations`: the first 200 % stations get one more.
+    const long want = 200 / stations + (static_cast<long>(name.id) < 200 % stations ? 1 : 0);
+    EXPECT_EQ(v, want) << "station " << name.id;
+    visits += v;
+  }
+  EXPECT_GT(visits, 0);
+}
+
+TEST(DistObjects, AHandlerThatThrowsStopsEveryRank) {
+  auto& comm = test_comm();
+  const int r = comm.rank(), n = comm.size();
+  td::Objects objects(comm);
+  auto explode = objects.handler<Counter, int>("explode", [](Counter& c, td::HandlerContext&, int x) {
+    if (x == 13) throw std::runtime_error("unlucky number");
+    c.count += x;
+  });
+  objects.add(td::ObjectName{static_cast<std::uint64_t>(r)}, Counter{});
+  // No wait() between: the message waits at the name's home if it comes before the name.
+  if (r == 0) objects.send(td::ObjectName{static_cast<std::uint64_t>(n - 1)}, explode, 13);
+  try {
+    objects.wait();
+    FAIL() << "rank " << r << ": wait() returned after a handler threw";
+  } catch (const tessera::Error& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("rank " + std::to_string(n - 1)), std::string::npos) << what;
+    EXPECT_NE(what.find("'explode'"), std::string::npos) << what;
+    EXPECT_NE(what.find("unlucky number"), std::string::npos) << what;
+  }
+  // The runtime refuses further messages with the same error.
+  EXPECT_THROW(objects.send(td::ObjectName{0}, explode, 1), tessera::Error);
+}
+
+TEST(DistObjects, AMessageToANameNobodyRegisteredFailsOnItsSender) {
+  auto& comm = test_comm();
+  const int r = comm.rank(), n = comm.size();
+  td::Objects objects(comm);
+  auto bump = objects.handler<Counter, long>("bump", [](Counter& c, td::HandlerContext&, long by) { c.count += by; });
+  objects.add(td::ObjectName{static_cast<std::uint64_t>(r)}, Counter{});
+  objects.wait();
+  const int sender = n - 1;
+  if (r == sender) objects.send(td::ObjectName{424242}, bump, 1L);
+  objects.send(td::ObjectName{0}, bump, 1L);
+  bool threw = false;
+  try {
+    objects.wait();
+  } catch (const tessera::Error& e) {
+    threw = true;
+    EXPECT_NE(std::string(e.what()).find("object 424242"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("'bump'"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(threw, r == sender);
+  // The good messages were all handled, and the runtime goes on.
+  objects.send(td::ObjectName{0}, bump, 1L);
+  objects.wait();
+  if (r == 0) {
+    EXPECT_EQ(objects.local<Counter>(td::ObjectName{0}).count, 2L * n);
+  }
+}
+
+TEST(DistObjects, ANameRegisteredTwiceIsAnErrorOnOneRank) {
+  auto& comm = test_comm();
+  const int r = comm.rank();
+  td::Objects objects(comm);
+  objects.handler<Counter, long>("bump", [](Counter& c, td::HandlerContext&, long by) { c.count += by; });
+  int errors = 0;
+  if (r < 2) {
+    try {
+      objects.add(td::ObjectName{5}, Counter{});
+    } catch (const tessera::Error& e) {
+      ++errors;
+      EXPECT_NE(std::string(e.what()).find("already registered"), std::string::npos) << e.what();
+    }
+  }
+  try {
+    objects.wait();
+  } catch (const tessera::Error& e) {
+    ++errors;
+    EXPECT_NE(std::string(e.what()).find("already registered"), std::string::npos) << e.what();
+  }
+  int total = 0;
+  for (int x : gather_flags(errors)) total += x;
+  EXPECT_EQ(total, comm.size() > 1 ? 1 : 0);
+}
+
+TEST(DistObjects, BadCallsAreErrors) {
+  auto& comm = test_comm();
+  td::Objects objects(comm);
+  // A type with no handler yet.
+  EXPECT_THROW(objects.add(td::ObjectName{1}, Counter{}), tessera::Error);
+  objects.handler<Counter, long>("bump", [](Counter& c, td::HandlerContext&, long by) { c.count += by; });
+  const auto name = td::ObjectName{static_cast<std::uint64_t>(1000 + comm.rank())};
+  objects.add(name, Counter{});
+  EXPECT_THROW(objects.add(name, Counter{}), tessera::Error);
+  EXPECT_THROW(objects.migrate(name, comm.size()), tessera::Error);
+  EXPECT_THROW(objects.migrate(name, -1), tessera::Error);
+  EXPECT_THROW(objects.local<Tracker>(name), tessera::Error);  // another type
+  EXPECT_THROW(objects.local<Counter>(td::ObjectName{777777}), tessera::Error);
+  objects.wait();
+}
+
+TEST(DistObjects, RebalanceSpreadsObjectsByMeasuredLoad) {
+  auto& comm = test_comm();
+  const int r = comm.rank(), n = comm.size();
+  td::Objects objects(comm);
+  auto work = objects.handler<Counter, long>("work", [](Counter& c, td::HandlerContext&, long spins) {
+    volatile long x = 0;
+    for (long i = 0; i < spins; ++i) x = x + i;
+    c.count += 1;
+  });
+  const int num_objects = 8 * n;
+  if (r == 0)
+    for (int k = 0; k < num_objects; ++k) objects.add(td::ObjectName{static_cast<std::uint64_t>(k)}, Counter{});
+  objects.wait();
+  if (r == 0)
+    for (int k = 0; k < num_objects; ++k) objects.send(td::ObjectName{static_cast<std::uint64_t>(k)}, work, 20000L);
+  objects.wait();
+  const std::size_t moved = objects.rebalance();
+  if (r != 0) {
+    EXPECT_EQ(moved, 0u);
+  }
+  const auto counts = gather_flags(static_cast<int>(objects.local_names().size()));
+  int sum = 0;
+  for (int c : counts) {
+    sum += c;
+    if (n > 1) {
+      EXPECT_GE(c, 1) << "a rank got no object";
+    }
+  }
+  EXPECT_EQ(sum, num_objects);
+  if (n > 1) {
+    EXPECT_LT(counts[0], num_objects);
+  }
+  // The names still reach the objects wherever they went.
+  for (int k = 0; k < num_objects; ++k) objects.send(td::ObjectName{static_cast<std::uint64_t>(k)}, work, 10L);
+  objects.wait();
+  for (auto name : objects.local_names()) EXPECT_EQ(objects.local<Counter>(name).count, 1 + n) << name.id;
+}
+
+TEST(DistObjects, BusyHoldsTerminationForWorkAHandlerStarted) {
+  // A handler hands work to another thread, which sends the result on later; wait() must not
+  // return before it has.
+  auto& comm = test_comm();
+  const int r = comm.rank(), n = comm.size();
+  td::Objects objects(comm);
+  std::vector<std::thread> helpers;
+  std::mutex helpers_mutex;
+  auto result = objects.handler<Counter, long>("result", [](Counter& c, td::HandlerContext&, long v) { c.sum += v; });
+  auto start = objects.handler<Counter, long>("start", [&](Counter&, td::HandlerContext& ctx, long v) {
+    auto busy = std::make_shared<td::Busy>(ctx.objects().busy());
+    std::lock_guard lock(helpers_mutex);
+    helpers.emplace_back([&objects, busy, v, result, n] {
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      objects.send(td::ObjectName{static_cast<std::uint64_t>(n)}, result, v * v);
+      busy->release();
+    });
+  });
+  objects.add(td::ObjectName{static_cast<std::uint64_t>(r)}, Counter{});
+  if (r == 0) objects.add(td::ObjectName{static_cast<std::uint64_t>(n)}, Counter{});
+  objects.wait();
+  objects.send(td::ObjectName{static_cast<std::uint64_t>(r)}, start, static_cast<long>(r + 1));
+  objects.wait();
+  if (r == 0) {
+    long want = 0;
+    for (int s = 1; s <= n; ++s) want += static_cast<long>(s) * s;
+    EXPECT_EQ(objects.local<Counter>(td::ObjectName{static_cast<std::uint64_t>(n)}).sum, want);
+  }
+  for (auto& t : helpers) t.join();
+}
