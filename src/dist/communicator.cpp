@@ -43,13 +43,15 @@ const char* thread_level_name(int level) {
   }
 }
 
-std::string describe(const char* op, std::size_t bytes, const char* dir, int peer, int tag) {
-  return std::string(op) + " of " + std::to_string(bytes) + " B " + dir + " " +
+}  // namespace
+
+std::string RequestState::what() const {
+  if (!label.empty()) return label;
+  const bool sending = std::string_view(op) == "send";
+  return std::string(op) + " of " + std::to_string(size) + " B " + (sending ? "to" : "from") + " " +
          (peer == MPI_ANY_SOURCE ? std::string("any rank") : "rank " + std::to_string(peer)) + " (tag " +
          std::to_string(tag) + ")";
 }
-
-}  // namespace
 
 void throw_mpi_error(int code, const std::string& what) {
   char text[MPI_MAX_ERROR_STRING] = {};
@@ -127,6 +129,7 @@ CommunicatorImpl::~CommunicatorImpl() {
 
 Request CommunicatorImpl::track(std::shared_ptr<RequestState> state) {
   state->owner = this;
+  state->tracked.store(true, std::memory_order_release);
   {
     std::lock_guard list(list_mutex_);
     incoming_.push_back(state);
@@ -138,37 +141,46 @@ Request CommunicatorImpl::track(std::shared_ptr<RequestState> state) {
 Request CommunicatorImpl::start_send(const void* data, std::size_t bytes, int dest, int tag,
                                      std::function<void(RequestState&)> on_complete, MPI_Comm on) {
   auto state = std::make_shared<RequestState>();
-  state->what = describe("send", bytes, "to", dest, tag);
+  state->op = "send";
+  state->peer = dest;
+  state->tag = tag;
+  state->size = bytes;
   if (dest < 0 || dest >= size)
-    throw Error("tessera::dist: " + state->what + ": there are ranks 0 to " + std::to_string(size - 1));
+    throw Error("tessera::dist: " + state->what() + ": there are ranks 0 to " + std::to_string(size - 1));
   if (bytes > static_cast<std::size_t>(std::numeric_limits<int>::max()))
-    throw Error("tessera::dist: " + state->what + ": messages are limited to 2^31-1 bytes; split it");
+    throw Error("tessera::dist: " + state->what() + ": messages are limited to 2^31-1 bytes; split it");
   state->on_complete = std::move(on_complete);
   {
     std::lock_guard mpi(mpi_mutex);
-    check_mpi(MPI_Isend(data, static_cast<int>(bytes), MPI_BYTE, dest, tag, on == MPI_COMM_NULL ? comm : on,
-                        &state->request),
-              state->what);
+    check_mpi(
+        MPI_Isend(data, static_cast<int>(bytes), MPI_BYTE, dest, tag, on == MPI_COMM_NULL ? comm : on, &state->request),
+        *state);
   }
-  return track(std::move(state));
+  if (state->on_complete) return track(std::move(state));
+  state->owner = this;
+  return Request(std::move(state));
 }
 
 Request CommunicatorImpl::start_recv(void* data, std::size_t capacity, int source, int tag,
                                      std::function<void(RequestState&)> on_complete) {
   auto state = std::make_shared<RequestState>();
   state->is_receive = true;
-  state->what = describe("receive", capacity, "from", source, tag);
+  state->op = "receive";
+  state->peer = source;
+  state->tag = tag;
+  state->size = capacity;
   if (source != MPI_ANY_SOURCE && (source < 0 || source >= size))
-    throw Error("tessera::dist: " + state->what + ": there are ranks 0 to " + std::to_string(size - 1));
+    throw Error("tessera::dist: " + state->what() + ": there are ranks 0 to " + std::to_string(size - 1));
   if (capacity > static_cast<std::size_t>(std::numeric_limits<int>::max()))
-    throw Error("tessera::dist: " + state->what + ": messages are limited to 2^31-1 bytes; split it");
+    throw Error("tessera::dist: " + state->what() + ": messages are limited to 2^31-1 bytes; split it");
   state->on_complete = std::move(on_complete);
   {
     std::lock_guard mpi(mpi_mutex);
-    check_mpi(MPI_Irecv(data, static_cast<int>(capacity), MPI_BYTE, source, tag, comm, &state->request),
-              state->what);
+    check_mpi(MPI_Irecv(data, static_cast<int>(capacity), MPI_BYTE, source, tag, comm, &state->request), *state);
   }
-  return track(std::move(state));
+  if (state->on_complete) return track(std::move(state));
+  state->owner = this;
+  return Request(std::move(state));
 }
 
 std::size_t CommunicatorImpl::add_poller(Poller p) {
@@ -194,7 +206,7 @@ void CommunicatorImpl::remove_poller(std::size_t id) {
 void CommunicatorImpl::complete(RequestState& state, int mpi_error) {
   if (mpi_error != MPI_SUCCESS) {
     try {
-      throw_mpi_error(mpi_error, state.what);
+      throw_mpi_error(mpi_error, state.what());
     } catch (...) {
       state.error = std::current_exception();
     }
@@ -276,6 +288,9 @@ bool CommunicatorImpl::poll_once() {
 }
 
 void CommunicatorImpl::wake() {
+  // A progress thread in its timed sleep finds new work within max_sleep anyway; waking it at
+  // every send would cost a context switch per message.
+  if (!progress_asleep_.load(std::memory_order_seq_cst)) return;
   {
     std::lock_guard lock(sleep_mutex_);
     woken_ = true;
@@ -284,7 +299,12 @@ void CommunicatorImpl::wake() {
 }
 
 void CommunicatorImpl::progress_loop() {
+  // The progress thread never spins: it polls, then sleeps ever longer (1 us doubling to
+  // max_sleep) while work is outstanding, and sleeps untimed once nothing has been tracked for a
+  // while. Threads in Request::wait poll for themselves meanwhile, so a send or receive never
+  // pays for waking this thread.
   using clock = std::chrono::steady_clock;
+  constexpr auto deep_sleep_after = std::chrono::milliseconds(10);
   auto last_activity = clock::now();
   auto sleep = std::chrono::microseconds(1);
   for (;;) {
@@ -293,47 +313,90 @@ void CommunicatorImpl::progress_loop() {
       sleep = std::chrono::microseconds(1);
       continue;
     }
-    bool idle;
-    {
+    auto nothing_tracked = [this] {
       std::lock_guard step(poll_mutex_);  // always poll_mutex_ before list_mutex_
       std::lock_guard list(list_mutex_);
-      idle = active_.empty() && incoming_.empty() && pollers_.empty();
-    }
+      return active_.empty() && incoming_.empty() && pollers_.empty();
+    };
+    const bool idle = nothing_tracked();
     std::unique_lock lock(sleep_mutex_);
     if (stop_) return;
-    if (idle) {
-      // Nothing to watch: sleep until something is tracked.
-      sleep_cv_.wait(lock, [this] { return woken_ || stop_; });
-      woken_ = false;
-      last_activity = clock::now();
-      continue;
-    }
-    if (clock::now() - last_activity < spin) {
+    if (idle && clock::now() - last_activity > deep_sleep_after) {
+      // Announce the untimed sleep before the last look, so that a track() either is seen here
+      // or sees the flag and notifies.
+      progress_asleep_.store(true, std::memory_order_seq_cst);
       lock.unlock();
-      std::this_thread::yield();
-      continue;
-    }
-    // Idle with work outstanding: poll ever less often, up to max_sleep between polls.
-    sleep_cv_.wait_for(lock, sleep, [this] { return woken_ || stop_; });
-    if (woken_) {
+      const bool still_idle = nothing_tracked();
+      lock.lock();
+      if (still_idle) sleep_cv_.wait(lock, [this] { return woken_ || stop_; });
+      progress_asleep_.store(false, std::memory_order_seq_cst);
       woken_ = false;
       last_activity = clock::now();
       sleep = std::chrono::microseconds(1);
+      continue;
+    }
+    if (polling_waiters_.load(std::memory_order_acquire) > 0) {
+      sleep_cv_.wait_for(lock, max_sleep, [this] { return woken_ || stop_; });
     } else {
+      sleep_cv_.wait_for(lock, sleep, [this] { return woken_ || stop_; });
       sleep = std::min(sleep * 2, max_sleep);
     }
+    if (woken_) sleep = std::chrono::microseconds(1);
+    woken_ = false;
   }
+}
+
+bool CommunicatorImpl::test_untracked(RequestState& state) {
+  std::lock_guard mpi(mpi_mutex);
+  if (state.done.load(std::memory_order_acquire)) return true;
+  int flag = 0;
+  MPI_Status status;
+  const int rc = MPI_Test(&state.request, &flag, &status);
+  if (rc != MPI_SUCCESS) {
+    complete(state, rc);
+    return true;
+  }
+  if (!flag) return false;
+  if (state.is_receive) {
+    int received = 0;
+    MPI_Get_count(&status, MPI_BYTE, &received);
+    state.bytes = static_cast<std::size_t>(received);
+  }
+  complete(state, MPI_SUCCESS);
+  return true;
 }
 
 void CommunicatorImpl::wait(RequestState& state) {
   using clock = std::chrono::steady_clock;
-  const auto spin_until = clock::now() + spin;
-  while (!state.done.load(std::memory_order_acquire)) {
-    if (clock::now() < spin_until) {
+  // A large transfer needs MPI called while it streams (the shared-memory and network transports
+  // move it piece by piece), as MPI_Wait would: poll as long as it takes at 1 GB/s, then sleep.
+  const auto spin_until = clock::now() + spin + std::chrono::nanoseconds(state.size);
+  polling_waiters_.fetch_add(1, std::memory_order_acq_rel);
+  if (!state.tracked.load(std::memory_order_acquire)) {
+    // A yield is a system call, dearer than a small message: poll a few times between them.
+    for (unsigned i = 1; !test_untracked(state) && clock::now() < spin_until; ++i)
+      if (i % 32 == 0) std::this_thread::yield();
+  } else {
+    while (!state.done.load(std::memory_order_acquire) && clock::now() < spin_until)
       if (!poll_once()) std::this_thread::yield();
-      continue;
+  }
+  polling_waiters_.fetch_sub(1, std::memory_order_acq_rel);
+  if (!state.done.load(std::memory_order_acquire)) {
+    if (!state.tracked.load(std::memory_order_acquire)) {
+      // Another waiter on a copy of the same Request may be testing it; the lock makes the
+      // hand-over happen once.
+      std::lock_guard mpi(mpi_mutex);
+      if (!state.done.load(std::memory_order_acquire) && !state.tracked.load(std::memory_order_acquire)) {
+        std::lock_guard list(list_mutex_);
+        state.tracked.store(true, std::memory_order_release);
+        incoming_.push_back(state.shared_from_this());
+      }
     }
-    wake();  // the progress thread may be in a long sleep; this request needs it polling
+    {
+      std::lock_guard lock(sleep_mutex_);
+      woken_ = true;  // the progress thread takes over the polling, from now
+    }
+    sleep_cv_.notify_one();
     std::unique_lock lock(state.mutex);
     state.cv.wait(lock, [&] { return state.done.load(std::memory_order_acquire); });
   }
@@ -344,7 +407,18 @@ void CommunicatorImpl::wait(RequestState& state) {
 
 bool Request::ready() const {
   if (!state_) throw Error("tessera::dist::Request: an empty request (default-constructed)");
+  if (!state_->tracked.load(std::memory_order_acquire)) return state_->owner->test_untracked(*state_);
   return state_->done.load(std::memory_order_acquire);
+}
+
+Request::~Request() {
+  // The last handle on a request nobody waited for: the progress engine completes it, so MPI's
+  // request is freed and the communicator's close finds it.
+  if (state_ && state_.use_count() == 1 && !state_->tracked.load(std::memory_order_acquire) &&
+      !state_->done.load(std::memory_order_acquire)) {
+    auto* owner = state_->owner;
+    owner->track(std::move(state_));
+  }
 }
 
 void Request::wait() const {
@@ -412,15 +486,15 @@ Request Communicator::recv(Buffer& buffer, RowRange rows, int source, int tag) {
   const std::size_t row_bytes = buffer.row_bytes();
   const std::size_t expected = rows.size() * row_bytes;
   try {
-    return impl_->start_recv(
-        base + rows.begin * row_bytes, expected, source == any_source ? MPI_ANY_SOURCE : source, tag,
-        [&buffer, rows, expected, name = buffer.name()](detail::RequestState& s) {
-          buffer.release(Access::write, rows);
-          if (!s.error && s.bytes != expected)
-            throw Error("tessera::dist: " + s.what + " into rows [" + std::to_string(rows.begin) + ", " +
-                        std::to_string(rows.end) + ") of buffer '" + name + "' got " + std::to_string(s.bytes) +
-                        " B, not the " + std::to_string(expected) + " B of those rows");
-        });
+    return impl_->start_recv(base + rows.begin * row_bytes, expected, source == any_source ? MPI_ANY_SOURCE : source,
+                             tag, [&buffer, rows, expected, name = buffer.name()](detail::RequestState& s) {
+                               buffer.release(Access::write, rows);
+                               if (!s.error && s.bytes != expected)
+                                 throw Error("tessera::dist: " + s.what() + " into rows [" +
+                                             std::to_string(rows.begin) + ", " + std::to_string(rows.end) +
+                                             ") of buffer '" + name + "' got " + std::to_string(s.bytes) +
+                                             " B, not the " + std::to_string(expected) + " B of those rows");
+                             });
   } catch (...) {
     buffer.release(Access::write, rows);
     throw;
@@ -456,10 +530,10 @@ Node& Communicator::recv_node(NodeGraph& graph, void* data, std::size_t bytes, i
 
 void Communicator::barrier() {
   auto state = std::make_shared<detail::RequestState>();
-  state->what = "barrier";
+  state->label = "barrier";
   {
     std::lock_guard mpi(impl_->mpi_mutex);
-    detail::check_mpi(MPI_Ibarrier(impl_->comm, &state->request), "MPI_Ibarrier");
+    detail::check_mpi(MPI_Ibarrier(impl_->comm, &state->request), *state);
   }
   impl_->track(state).wait();
 }

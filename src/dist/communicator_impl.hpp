@@ -17,13 +17,23 @@
 
 namespace tessera::dist::detail {
 
-struct RequestState {
+struct RequestState : std::enable_shared_from_this<RequestState> {
   MPI_Request request = MPI_REQUEST_NULL;
   std::atomic<bool> done{false};
   std::exception_ptr error;
-  std::size_t bytes = 0;
+  std::size_t bytes = 0;  // what a receive got
+  std::size_t size = 0;   // what was posted
   bool is_receive = false;
-  std::string what;  // "send of 64 B to rank 1 (tag 7)": named in errors
+  // Not yet handed to the progress engine: whoever waits tests it directly (no lists, no other
+  // thread), which is what makes a small message cost about what MPI_Send/MPI_Recv cost.
+  // Handed over when a wait outlasts its spin, or when its last Request goes away.
+  std::atomic<bool> tracked{false};
+  // Named in errors, built only then: "send of 64 B to rank 1 (tag 7)", or `label` when set.
+  const char* op = "operation";
+  int peer = -1;
+  int tag = 0;
+  std::string label;
+  std::string what() const;
   std::mutex mutex;
   std::condition_variable cv;
   std::function<void(RequestState&)> on_complete;
@@ -34,6 +44,9 @@ struct RequestState {
 [[noreturn]] void throw_mpi_error(int code, const std::string& what);
 inline void check_mpi(int code, const std::string& what) {
   if (code != MPI_SUCCESS) throw_mpi_error(code, what);
+}
+inline void check_mpi(int code, const RequestState& state) {
+  if (code != MPI_SUCCESS) throw_mpi_error(code, state.what());
 }
 
 class CommunicatorImpl {
@@ -49,10 +62,13 @@ class CommunicatorImpl {
 
   /// Hands a started MPI request to the progress engine.
   Request track(std::shared_ptr<RequestState> state);
+  /// Tests an untracked request once, completing it when MPI has. Returns whether it is done.
+  bool test_untracked(RequestState& state);
   /// Starts a send/receive and tracks it. `on_complete` runs once, on completion or failure.
   Request start_send(const void* data, std::size_t bytes, int dest, int tag,
                      std::function<void(RequestState&)> on_complete = {}, MPI_Comm on = MPI_COMM_NULL);
-  Request start_recv(void* data, std::size_t capacity, int source, int tag, std::function<void(RequestState&)> on_complete = {});
+  Request start_recv(void* data, std::size_t capacity, int source, int tag,
+                     std::function<void(RequestState&)> on_complete = {});
 
   /// A poller runs on every progress step (the mobile-object layer's message probe). It returns
   /// whether it did something, which restarts the spin window. Remove before destruction.
@@ -89,6 +105,10 @@ class CommunicatorImpl {
   std::mutex sleep_mutex_;
   std::condition_variable sleep_cv_;
   bool woken_ = false;
+  // Threads polling in wait(): while there are any, the progress thread need not poll itself
+  // (two pollers per rank would share the cores with the other ranks' for nothing).
+  std::atomic<int> polling_waiters_{0};
+  std::atomic<bool> progress_asleep_{false};  // in its untimed wait: only then does wake() notify
   bool stop_ = false;
   std::thread progress_;
 };

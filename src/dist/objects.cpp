@@ -78,10 +78,10 @@ ObjectsImpl::ObjectsImpl(Objects& owner, Communicator& c, ObjectsOptions opts)
       outbox_(static_cast<std::size_t>(c.size())) {
   if (options.handler_burst == 0) options.handler_burst = 1;
   auto state = std::make_shared<RequestState>();
-  state->what = "MPI_Comm_idup for tessera::dist::Objects";
+  state->label = "MPI_Comm_idup for tessera::dist::Objects";
   {
     std::lock_guard mpi(ci.mpi_mutex);
-    check_mpi(MPI_Comm_idup(ci.comm, &channel, &state->request), state->what);
+    check_mpi(MPI_Comm_idup(ci.comm, &channel, &state->request), *state);
   }
   ci.track(state).wait();
   poller_ = ci.add_poller([this] { return poll(); });
@@ -106,10 +106,10 @@ ObjectsImpl::~ObjectsImpl() {
     }
     std::int64_t total[3] = {0, 0, 0};
     auto state = std::make_shared<RequestState>();
-    state->what = "the closing count of tessera::dist::Objects";
+    state->label = "the closing count of tessera::dist::Objects";
     {
       std::lock_guard mpi(ci.mpi_mutex);
-      check_mpi(MPI_Iallreduce(local, total, 3, MPI_INT64_T, MPI_SUM, channel, &state->request), state->what);
+      check_mpi(MPI_Iallreduce(local, total, 3, MPI_INT64_T, MPI_SUM, channel, &state->request), *state);
     }
     try {
       ci.track(state).wait();
@@ -193,8 +193,8 @@ void ObjectsImpl::send_call(std::uint64_t id, std::uint32_t handler, std::vector
   if (handler != migrate_handler) {
     std::shared_lock h(handlers_mutex_);
     if (handler >= handlers_.size())
-      throw Error("tessera::dist::Objects: send to " + object_text(id) + " with handler id " +
-                  std::to_string(handler) + ", which is not registered here");
+      throw Error("tessera::dist::Objects: send to " + object_text(id) + " with handler id " + std::to_string(handler) +
+                  ", which is not registered here");
   }
   Message m{handler, rank, next_seq_[id]++, 0, std::move(args)};
   ++counters_.calls_sent;
@@ -316,8 +316,9 @@ void ObjectsImpl::flush() {
     auto batch = std::make_shared<std::vector<std::byte>>(std::move(outbox_[dest]));
     outbox_[dest].clear();
     ++stats.batches;
-    ci.start_send(batch->data(), batch->size(), static_cast<int>(dest), objects_tag,
-                  [batch](RequestState&) mutable { batch.reset(); }, channel);
+    ci.start_send(
+        batch->data(), batch->size(), static_cast<int>(dest), objects_tag,
+        [batch](RequestState&) mutable { batch.reset(); }, channel);
   }
 }
 
@@ -801,10 +802,10 @@ std::size_t ObjectsImpl::rebalance() {
   }
   std::vector<double> all(2 * static_cast<std::size_t>(size));
   auto state = std::make_shared<RequestState>();
-  state->what = "the load exchange of Objects::rebalance";
+  state->label = "the load exchange of Objects::rebalance";
   {
     std::lock_guard mpi(ci.mpi_mutex);
-    check_mpi(MPI_Iallgather(local, 2, MPI_DOUBLE, all.data(), 2, MPI_DOUBLE, channel, &state->request), state->what);
+    check_mpi(MPI_Iallgather(local, 2, MPI_DOUBLE, all.data(), 2, MPI_DOUBLE, channel, &state->request), *state);
   }
   ci.track(state).wait();
   // Loads by handler time; by object count when nothing has run yet.
@@ -812,7 +813,8 @@ std::size_t ObjectsImpl::rebalance() {
   for (int r = 0; r < size; ++r) total += all[2 * static_cast<std::size_t>(r)];
   const bool by_count = total <= 0;
   std::vector<double> load(static_cast<std::size_t>(size));
-  for (int r = 0; r < size; ++r) load[static_cast<std::size_t>(r)] = all[2 * static_cast<std::size_t>(r) + (by_count ? 1 : 0)];
+  for (int r = 0; r < size; ++r)
+    load[static_cast<std::size_t>(r)] = all[2 * static_cast<std::size_t>(r) + (by_count ? 1 : 0)];
   if (by_count) {
     total = std::accumulate(load.begin(), load.end(), 0.0);
     for (auto& [l, id] : mine) l = 1;
@@ -832,7 +834,9 @@ std::size_t ObjectsImpl::rebalance() {
       surplus[to] += amount;
     }
   }
-  std::sort(mine.begin(), mine.end(), [](const auto& a, const auto& b) { return a.first > b.first || (a.first == b.first && a.second < b.second); });
+  std::sort(mine.begin(), mine.end(), [](const auto& a, const auto& b) {
+    return a.first > b.first || (a.first == b.first && a.second < b.second);
+  });
   std::size_t moved = 0;
   std::vector<bool> taken(mine.size(), false);
   for (auto [dest, amount] : plan) {

@@ -60,9 +60,9 @@ struct LocalObject {
   std::uint32_t type = 0;  // index into ObjectsImpl::types
   void* ptr = nullptr;
   std::uint64_t moves = 0;
-  double load = 0;  // seconds in handlers since the last rebalance
-  std::deque<Message> queue;                               // in order, ready to run
-  std::unordered_map<std::int32_t, std::uint64_t> expected;  // next sequence number per sender
+  double load = 0;                                                 // seconds in handlers since the last rebalance
+  std::deque<Message> queue;                                       // in order, ready to run
+  std::unordered_map<std::int32_t, std::uint64_t> expected;        // next sequence number per sender
   std::map<std::pair<std::int32_t, std::uint64_t>, Message> held;  // arrived early
   bool scheduled = false;
   ObjectJob job;

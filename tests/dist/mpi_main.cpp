@@ -15,7 +15,8 @@ class RankPrefix : public ::testing::EmptyTestEventListener {
  public:
   explicit RankPrefix(int rank) : rank_(rank) {}
   void OnTestPartResult(const ::testing::TestPartResult& r) override {
-    if (r.failed()) std::fprintf(stderr, "[rank %d] failure in %s:%d\n", rank_, r.file_name() ? r.file_name() : "?", r.line_number());
+    if (r.failed())
+      std::fprintf(stderr, "[rank %d] failure in %s:%d\n", rank_, r.file_name() ? r.file_name() : "?", r.line_number());
   }
 
  private:

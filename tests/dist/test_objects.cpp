@@ -58,7 +58,8 @@ TEST(DistObjects, HandlersRunWhereTheObjectsLive) {
   for (int rep = 0; rep < 3; ++rep)
     for (int owner = 0; owner < n; ++owner)
       for (int k = 0; k < per_rank; ++k)
-        objects.send(td::ObjectName{static_cast<std::uint64_t>(owner * 100 + k)}, bump, static_cast<long>((r + 1) * 10 + k));
+        objects.send(td::ObjectName{static_cast<std::uint64_t>(owner * 100 + k)}, bump,
+                     static_cast<long>((r + 1) * 10 + k));
   objects.wait();
   long senders_sum = 0;
   for (int s = 0; s < n; ++s) senders_sum += (s + 1) * 10;
@@ -123,10 +124,12 @@ TEST(DistObjects, MessagesFollowMigratingObjectsExactlyOnceInOrder) {
   objects.wait();
 
   // What each object should have seen from each sender.
-  std::vector<std::vector<std::uint64_t>> expected(num_objects, std::vector<std::uint64_t>(static_cast<std::size_t>(n), 0));
+  std::vector<std::vector<std::uint64_t>> expected(num_objects,
+                                                   std::vector<std::uint64_t>(static_cast<std::size_t>(n), 0));
   for (int s = 0; s < n; ++s) {
     const int count = total / n + (s < total % n ? 1 : 0);
-    for (int k : targets_of(s, count, num_objects)) ++expected[static_cast<std::size_t>(k)][static_cast<std::size_t>(s)];
+    for (int k : targets_of(s, count, num_objects))
+      ++expected[static_cast<std::size_t>(k)][static_cast<std::size_t>(s)];
   }
   std::uint64_t local_objects = 0;
   for (auto name : objects.local_names()) {
@@ -159,7 +162,8 @@ TEST(DistObjects, HandlersSendMoreMessages) {
     long visits = 0;
   };
   const int stations = 3 * n;
-  td::Handler<Station, int> pass = objects.handler<Station, int>("pass", [&](Station& s, td::HandlerContext& ctx, int left) {
+  td::Handler<Station, int> pass = objects.handler<Station, int>("pass", [&](Station& s, td::HandlerContext& ctx,
+                                                                             int left) {
     ++s.visits;
     if (left > 0)
       ctx.objects().send(td::ObjectName{(ctx.self().id + 1) % static_cast<std::uint64_t>(stations)}, pass, left - 1);

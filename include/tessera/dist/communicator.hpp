@@ -33,7 +33,7 @@ struct CommunicatorOptions {
   /// polls MPI before it sleeps. Polling is what makes a small message cost microseconds; the
   /// bound is what keeps 2 ranks on 2 cores from halving each other's speed.
   /// TESSERA_DIST_SPIN_US overrides it.
-  std::chrono::microseconds spin{50};
+  std::chrono::microseconds spin{200};
   /// The longest sleep between polls once idle: the worst added latency of a message that
   /// arrives after a quiet spell. TESSERA_DIST_SLEEP_US overrides it.
   std::chrono::microseconds max_sleep{200};
@@ -45,6 +45,12 @@ struct CommunicatorOptions {
 class Request {
  public:
   Request() = default;
+  Request(const Request&) = default;
+  Request& operator=(const Request&) = default;
+  Request(Request&&) noexcept = default;
+  Request& operator=(Request&&) noexcept = default;
+  /// A request nobody waited for still completes (the progress engine takes it over).
+  ~Request();
   bool valid() const noexcept { return state_ != nullptr; }
   /// Whether it has completed (successfully or not). Never blocks.
   bool ready() const;

@@ -204,9 +204,9 @@ class Objects {
  private:
   template <class T>
   static const TypeOps* type_ops() {
-    static const TypeOps ops{
-        &typeid(T), [](const void* p, Writer& w) { w.put(*static_cast<const T*>(p)); },
-        [](Reader& r) -> void* { return new T(r.get<T>()); }, [](void* p) { delete static_cast<T*>(p); }};
+    static const TypeOps ops{&typeid(T), [](const void* p, Writer& w) { w.put(*static_cast<const T*>(p)); },
+                             [](Reader& r) -> void* { return new T(r.get<T>()); },
+                             [](void* p) { delete static_cast<T*>(p); }};
     return &ops;
   }
 
