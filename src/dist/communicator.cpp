@@ -101,17 +101,17 @@ CommunicatorImpl::~CommunicatorImpl() {
   {
     std::lock_guard lock(poll_mutex_);
     std::lock_guard list(list_mutex_);
-    for (auto& s : incoming_) active_.push_back(std::move(s));
-    incoming_.clear();
     std::lock_guard mpi(mpi_mutex);
-    for (auto& s : active_)
-      if (s->is_receive && !s->done.load()) MPI_Cancel(&s->request);
+    for (auto* group : {&active_, &incoming_, &handed_over_})
+      for (auto& s : *group)
+        if (s->is_receive && !s->done.load()) MPI_Cancel(&s->request);
   }
   for (;;) {
     poll_once();
     std::lock_guard lock(poll_mutex_);
     std::lock_guard list(list_mutex_);
-    if (active_.empty() && incoming_.empty()) break;
+    std::lock_guard mpi(mpi_mutex);
+    if (active_.empty() && incoming_.empty() && handed_over_.empty()) break;
   }
   {
     std::lock_guard lock(sleep_mutex_);
@@ -242,13 +242,25 @@ bool CommunicatorImpl::poll_once() {
     }
   }
   bool progressed = false;
-  if (!active_.empty()) {
+  bool handed;
+  {
+    std::lock_guard mpi(mpi_mutex);
+    handed = !handed_over_.empty();
+  }
+  if (!active_.empty() || handed) {
     std::vector<int> indices(active_.size());
     std::vector<MPI_Status> statuses(active_.size());
     int count = 0;
     int rc;
     {
       std::lock_guard mpi(mpi_mutex);
+      for (auto& h : handed_over_) {
+        active_.push_back(std::move(h));
+        active_requests_.push_back(active_.back()->request);
+        indices.emplace_back();
+        statuses.emplace_back();
+      }
+      handed_over_.clear();
       rc = MPI_Testsome(static_cast<int>(active_requests_.size()), active_requests_.data(), &count, indices.data(),
                         statuses.data());
     }
@@ -349,6 +361,7 @@ void CommunicatorImpl::progress_loop() {
 bool CommunicatorImpl::test_untracked(RequestState& state) {
   std::lock_guard mpi(mpi_mutex);
   if (state.done.load(std::memory_order_acquire)) return true;
+  if (state.tracked.load(std::memory_order_acquire)) return false;  // the progress thread's now
   int flag = 0;
   MPI_Status status;
   const int rc = MPI_Test(&state.request, &flag, &status);
@@ -383,13 +396,13 @@ void CommunicatorImpl::wait(RequestState& state) {
   polling_waiters_.fetch_sub(1, std::memory_order_acq_rel);
   if (!state.done.load(std::memory_order_acquire)) {
     if (!state.tracked.load(std::memory_order_acquire)) {
-      // Another waiter on a copy of the same Request may be testing it; the lock makes the
-      // hand-over happen once.
+      // Another waiter on a copy of the same Request may be testing it: the hand-over happens
+      // under mpi_mutex (which test_untracked holds), once, and the progress thread collects it
+      // under the same lock before its next test.
       std::lock_guard mpi(mpi_mutex);
       if (!state.done.load(std::memory_order_acquire) && !state.tracked.load(std::memory_order_acquire)) {
-        std::lock_guard list(list_mutex_);
         state.tracked.store(true, std::memory_order_release);
-        incoming_.push_back(state.shared_from_this());
+        handed_over_.push_back(state.shared_from_this());
       }
     }
     {

@@ -432,10 +432,10 @@ void ObjectsImpl::run_object(LocalObject& object) {
       if (object.queue.empty()) {
         object.scheduled = false;
         --scheduled_;
+        // A report this makes wakes the progress thread itself (emit). Once scheduled_ may read
+        // 0 the runtime may be destroyed: nothing of it is touched after the unlock.
         maybe_report();
-        lock.unlock();
         waiters_.notify_all();
-        ci.wake();
         return;
       }
       if (n == options.handler_burst) {
@@ -861,13 +861,10 @@ void ObjectsImpl::busy_begin() {
 }
 
 void ObjectsImpl::busy_end() {
-  {
-    std::lock_guard lock(mutex);
-    --busy_;
-    maybe_report();
-  }
+  std::unique_lock lock(mutex);
+  --busy_;
+  maybe_report();
   waiters_.notify_all();
-  ci.wake();
 }
 
 }  // namespace detail
