@@ -14,6 +14,9 @@ SUITE ?= sched
 PREFIX ?= /usr/local
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 BUILD := build/$(PRESET)
+# The dist suite runs on two ranks; --bind-to none leaves each rank's threads every core.
+MPIRUN := OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_btl=self,vader \
+	OMPI_MCA_btl_vader_single_copy_mechanism=none mpirun --oversubscribe --bind-to none
 
 # ccache (scripts/install-deps installs it; CMakeLists.txt uses it when found) hits across
 # checkouts in different folders, as CI's fresh clone is: paths below this folder are hashed
@@ -46,7 +49,7 @@ bench:
 	@$(MAKE) --no-print-directory build PRESET=cpu
 	@test -x build/cpu/bench/$(SUITE)/tessera-bench-$(SUITE) || { echo "no benchmark suite '$(SUITE)' (see bench/)"; exit 2; }
 	@mkdir -p build/bench
-	build/cpu/bench/$(SUITE)/tessera-bench-$(SUITE) --json build/bench/$(SUITE).json
+	$(if $(filter dist,$(SUITE)),$(MPIRUN) -np 2 ,)build/cpu/bench/$(SUITE)/tessera-bench-$(SUITE) --json build/bench/$(SUITE).json
 
 asan:
 	@$(MAKE) --no-print-directory test PRESET=asan

@@ -1,7 +1,12 @@
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
-install(TARGETS tessera EXPORT tesseraTargets
+# libtessera-dist (tessera::dist) when MPI was found: a consumer that distributes links it.
+set(tessera_installed_libraries tessera)
+if(TARGET tessera_dist)
+  list(APPEND tessera_installed_libraries tessera_dist)
+endif()
+install(TARGETS ${tessera_installed_libraries} EXPORT tesseraTargets
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
         RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR}
