@@ -98,7 +98,7 @@ class CommunicatorImpl {
   bool pollers_changed_ = false;
 
   std::vector<std::shared_ptr<RequestState>> handed_over_;  // guarded by mpi_mutex
-  std::mutex poll_mutex_;  // one progress step at a time
+  std::mutex poll_mutex_;                                   // one progress step at a time
   std::vector<std::shared_ptr<RequestState>> active_;
   std::vector<MPI_Request> active_requests_;
   std::vector<Poller> poller_snapshot_;

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstring>
 #include <numeric>
 
 namespace tessera::dist {
@@ -212,12 +213,7 @@ void ObjectsImpl::send_call(std::uint64_t id, std::uint32_t handler, std::vector
     route(id, std::move(m));
     return;
   }
-  std::vector<std::byte> f;
-  Writer w(f);
-  w.put(Kind::call);
-  w.put(id);
-  put_message(w, m);
-  emit(dest, f);
+  emit_call(dest, id, m);
 }
 
 void ObjectsImpl::migrate(std::uint64_t id, int dest) {
@@ -261,12 +257,7 @@ void ObjectsImpl::route(std::uint64_t id, Message m) {
   }
   if (m.sender != rank || m.hops > 0) ++stats.forwarded;
   ++m.hops;
-  std::vector<std::byte> f;
-  Writer w(f);
-  w.put(Kind::call);
-  w.put(id);
-  put_message(w, m);
-  emit(dest, f);
+  emit_call(dest, id, m);
 }
 
 void ObjectsImpl::deliver(LocalObject& object, Message m) {
@@ -304,6 +295,26 @@ void ObjectsImpl::emit(int dest, const std::vector<std::byte>& frame, bool count
   w.put(length);
   w.bytes(frame.data(), frame.size());
   if (count) ++counters_.frames_out;
+  if (box.size() >= options.batch_bytes)
+    flush();
+  else if (was_empty)
+    ci.wake();
+}
+
+void ObjectsImpl::emit_call(int dest, std::uint64_t id, const Message& m) {
+  // Straight into the batch: a handler message is the hot path, and a frame of its own would
+  // cost an allocation and a copy per message.
+  auto& box = outbox_[static_cast<std::size_t>(dest)];
+  const bool was_empty = box.empty();
+  const std::size_t at = box.size();
+  Writer w(box);
+  w.put(std::uint32_t{0});
+  w.put(Kind::call);
+  w.put(id);
+  put_message(w, m);
+  const auto length = static_cast<std::uint32_t>(box.size() - at - sizeof(std::uint32_t));
+  std::memcpy(box.data() + at, &length, sizeof length);
+  ++counters_.frames_out;
   if (box.size() >= options.batch_bytes)
     flush();
   else if (was_empty)
@@ -419,8 +430,11 @@ void ObjectsImpl::install(Reader& in) {
 }
 
 void ObjectsImpl::run_object(LocalObject& object) {
-  for (std::size_t n = 0;; ++n) {
-    Message m;
+  // Messages are taken in runs of up to handler_burst under one lock and run without it; the
+  // counters and the object's load are updated once per run. A migration request ends a run.
+  std::vector<Message> run;
+  run.reserve(options.handler_burst);
+  for (bool first = true;; first = false) {
     void* ptr = nullptr;
     std::uint32_t type = 0;
     {
@@ -438,58 +452,65 @@ void ObjectsImpl::run_object(LocalObject& object) {
         waiters_.notify_all();
         return;
       }
-      if (n == options.handler_burst) {
+      if (!first) {
         lock.unlock();
         executor.schedule(object.job);  // still scheduled: let other objects' handlers run
         return;
       }
-      m = std::move(object.queue.front());
-      object.queue.pop_front();
-      if (m.handler == migrate_handler) {
-        ++counters_.calls_done;
-        Reader r(m.args.data(), m.args.size());
-        const int dest = r.get<std::int32_t>();
-        if (dest != rank) {
-          do_migrate(object, dest);
-          return;
+      while (!object.queue.empty() && run.size() < options.handler_burst) {
+        if (object.queue.front().handler == migrate_handler) {
+          if (!run.empty()) break;
+          Message m = std::move(object.queue.front());
+          object.queue.pop_front();
+          ++counters_.calls_done;
+          Reader r(m.args.data(), m.args.size());
+          const int dest = r.get<std::int32_t>();
+          if (dest != rank) {
+            do_migrate(object, dest);
+            return;
+          }
+          continue;
         }
-        continue;
+        run.push_back(std::move(object.queue.front()));
+        object.queue.pop_front();
       }
       ptr = object.ptr;
       type = object.type;
     }
-    std::function<void(void*, HandlerContext&, Reader&)>* invoke = nullptr;
-    std::string handler_name;
     std::string problem;
+    const auto start = std::chrono::steady_clock::now();
     {
       std::shared_lock lock(handlers_mutex_);
-      if (m.handler >= handlers_.size()) {
-        problem = "handler id " + std::to_string(m.handler) + " is not registered on rank " + std::to_string(rank) +
-                  " (every rank must register the same handlers in the same order)";
-      } else if (handlers_[m.handler].type != type) {
-        problem = "handler '" + handlers_[m.handler].name + "' is for another type than " + object_text(object.id);
-      } else {
-        invoke = &handlers_[m.handler].invoke;
-        handler_name = handlers_[m.handler].name;
-      }
-    }
-    const auto start = std::chrono::steady_clock::now();
-    if (invoke) {
-      HandlerContext ctx(self, ObjectName{object.id}, m.sender);
-      Reader in(m.args.data(), m.args.size());
-      try {
-        (*invoke)(ptr, ctx, in);
-      } catch (const std::exception& e) {
-        problem = "handler '" + handler_name + "' on " + object_text(object.id) + " threw: " + e.what();
-      } catch (...) {
-        problem = "handler '" + handler_name + "' on " + object_text(object.id) + " threw a non-standard exception";
+      for (auto& m : run) {
+        if (m.handler >= handlers_.size()) {
+          problem = "handler id " + std::to_string(m.handler) + " is not registered on rank " + std::to_string(rank) +
+                    " (every rank must register the same handlers in the same order)";
+          break;
+        }
+        auto& h = handlers_[m.handler];
+        if (h.type != type) {
+          problem = "handler '" + h.name + "' is for another type than " + object_text(object.id);
+          break;
+        }
+        HandlerContext ctx(self, ObjectName{object.id}, m.sender);
+        Reader in(m.args.data(), m.args.size());
+        try {
+          h.invoke(ptr, ctx, in);
+        } catch (const std::exception& e) {
+          problem = "handler '" + h.name + "' on " + object_text(object.id) + " threw: " + e.what();
+          break;
+        } catch (...) {
+          problem = "handler '" + h.name + "' on " + object_text(object.id) + " threw a non-standard exception";
+          break;
+        }
       }
     }
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     std::lock_guard lock(mutex);
-    ++counters_.calls_done;
-    ++stats.handled;
+    counters_.calls_done += static_cast<std::int64_t>(run.size());
+    stats.handled += run.size();
     object.load += seconds;
+    run.clear();
     if (!problem.empty()) fail("rank " + std::to_string(rank) + ": " + problem, true);
   }
 }

@@ -134,6 +134,7 @@ class ObjectsImpl {
   void deliver(LocalObject& object, Message m);
   void schedule(LocalObject& object);
   void emit(int dest, const std::vector<std::byte>& frame, bool counted = true);
+  void emit_call(int dest, std::uint64_t id, const Message& m);
   void set_location(std::uint64_t id, int where, std::uint64_t moves, int registered_by);
   void do_migrate(LocalObject& object, int dest);
   void install(Reader& in);
