@@ -9,8 +9,10 @@
 #include <mpi-ext.h>
 #endif
 
+#include <algorithm>
 #include <cstdlib>
 #include <string>
+#include <thread>
 
 namespace tessera::dist {
 namespace detail {
@@ -89,6 +91,11 @@ CommunicatorImpl::CommunicatorImpl(int* argc, char*** argv, CommunicatorOptions 
   MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &size);
+  MPI_Comm node = MPI_COMM_NULL;
+  if (MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node) == MPI_SUCCESS) {
+    MPI_Comm_size(node, &node_size);
+    MPI_Comm_free(&node);
+  }
 #if defined(MPIX_CUDA_AWARE_SUPPORT) && MPIX_CUDA_AWARE_SUPPORT
   cuda_aware = MPIX_Query_cuda_support() == 1;
 #endif
@@ -451,6 +458,11 @@ Communicator::~Communicator() = default;
 
 int Communicator::rank() const noexcept { return impl_->rank; }
 int Communicator::size() const noexcept { return impl_->size; }
+int Communicator::ranks_on_node() const noexcept { return impl_->node_size; }
+unsigned Communicator::cores_per_rank() const noexcept {
+  const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
+  return std::max(1u, hw / static_cast<unsigned>(std::max(1, impl_->node_size)));
+}
 bool Communicator::cuda_aware() const noexcept { return impl_->cuda_aware; }
 
 std::string Communicator::library_version() const {
@@ -549,6 +561,46 @@ void Communicator::barrier() {
     detail::check_mpi(MPI_Ibarrier(impl_->comm, &state->request), *state);
   }
   impl_->track(state).wait();
+}
+
+namespace {
+MPI_Op mpi_op(Communicator::Reduce op) {
+  switch (op) {
+    case Communicator::Reduce::sum:
+      return MPI_SUM;
+    case Communicator::Reduce::min:
+      return MPI_MIN;
+    default:
+      return MPI_MAX;
+  }
+}
+}  // namespace
+
+double Communicator::all_reduce(double value, Reduce op) {
+  double result = 0;
+  auto state = std::make_shared<detail::RequestState>();
+  state->label = "all_reduce of a double";
+  {
+    std::lock_guard mpi(impl_->mpi_mutex);
+    detail::check_mpi(MPI_Iallreduce(&value, &result, 1, MPI_DOUBLE, mpi_op(op), impl_->comm, &state->request), *state);
+  }
+  state->owner = impl_.get();
+  Request(state).wait();
+  return result;
+}
+
+std::int64_t Communicator::all_reduce(std::int64_t value, Reduce op) {
+  std::int64_t result = 0;
+  auto state = std::make_shared<detail::RequestState>();
+  state->label = "all_reduce of an integer";
+  {
+    std::lock_guard mpi(impl_->mpi_mutex);
+    detail::check_mpi(MPI_Iallreduce(&value, &result, 1, MPI_INT64_T, mpi_op(op), impl_->comm, &state->request),
+                      *state);
+  }
+  state->owner = impl_.get();
+  Request(state).wait();
+  return result;
 }
 
 }  // namespace tessera::dist

@@ -56,6 +56,7 @@ class CommunicatorImpl {
 
   int rank = 0;
   int size = 1;
+  int node_size = 1;
   bool cuda_aware = false;
   MPI_Comm comm = MPI_COMM_NULL;
   std::mutex mpi_mutex;

@@ -63,6 +63,13 @@ std::string object_text(std::uint64_t id) { return "object " + std::to_string(id
 
 }  // namespace
 
+static std::unique_ptr<Executor> make_node_share_executor(Communicator& c) {
+  ExecutorOptions o;
+  o.gpu_workers = 1;
+  o.cpu_workers = c.cores_per_rank() - 1;
+  return std::make_unique<Executor>(o);
+}
+
 void ObjectJob::run_job(Job& self) {
   auto& job = static_cast<ObjectJob&>(self);
   job.impl->run_object(*job.object);
@@ -72,7 +79,8 @@ ObjectsImpl::ObjectsImpl(Objects& owner, Communicator& c, ObjectsOptions opts)
     : self(owner),
       comm(c),
       ci(c.impl()),
-      executor(opts.executor ? *opts.executor : default_executor()),
+      own_executor(opts.executor ? nullptr : make_node_share_executor(c)),
+      executor(opts.executor ? *opts.executor : *own_executor),
       options(opts),
       rank(c.rank()),
       size(c.size()),

@@ -7,6 +7,7 @@
 #include "communicator_impl.hpp"
 
 #include <tessera/dist/objects.hpp>
+#include <tessera/sched/executor.hpp>
 #include <tessera/sched/job.hpp>
 
 #include <condition_variable>
@@ -91,6 +92,7 @@ class ObjectsImpl {
   Objects& self;
   Communicator& comm;
   CommunicatorImpl& ci;
+  std::unique_ptr<Executor> own_executor;  // when ObjectsOptions names none
   Executor& executor;
   ObjectsOptions options;
   int rank;

@@ -87,6 +87,11 @@ class Communicator {
 
   int rank() const noexcept;
   int size() const noexcept;
+  /// How many ranks share this rank's node (MPI_COMM_TYPE_SHARED): what a rank's thread pool is
+  /// sized by, so ranks on one node do not take each other's cores.
+  int ranks_on_node() const noexcept;
+  /// The cores this rank may use: the hardware threads divided among the node's ranks (at least 1).
+  unsigned cores_per_rank() const noexcept;
   /// Whether MPI can read and write GPU memory directly (OpenMPI's MPIX_Query_cuda_support, at
   /// run time). When not, device data travels through pinned host memory.
   bool cuda_aware() const noexcept;
@@ -124,6 +129,12 @@ class Communicator {
 
   /// Blocks until every rank has called it (driving progress meanwhile, without spinning).
   void barrier();
+
+  enum class Reduce { sum, min, max };
+  /// Collective: `value` combined over every rank, on every rank. min and max are exact; a sum
+  /// of doubles is MPI's, whose order may depend on the number of ranks.
+  double all_reduce(double value, Reduce op);
+  std::int64_t all_reduce(std::int64_t value, Reduce op);
 
   static constexpr int any_source = -1;
   static constexpr int max_user_tag = (1 << 20) - 1;

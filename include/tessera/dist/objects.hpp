@@ -90,7 +90,9 @@ class Handler {
 };
 
 struct ObjectsOptions {
-  /// Whose workers run the handlers; null: default_executor().
+  /// Whose workers run the handlers. Null: a pool of the runtime's own with
+  /// Communicator::cores_per_rank() workers, so that ranks sharing a node (2 ranks on 2 cores)
+  /// do not each start a worker per core and time-slice each other.
   Executor* executor = nullptr;
   /// Messages to one rank are sent together once this many bytes are waiting (more wait for the
   /// next progress step): aggregation is what makes small messages cheap.
