@@ -12,6 +12,7 @@
 #include <chrono>
 #include <functional>
 #include <random>
+#include <span>
 
 namespace jacobi3d {
 
@@ -70,8 +71,8 @@ inline ObjectsRun solve_with_objects(tessera::dist::Communicator& comm, const Pr
     b.received = 0;
     b.started = false;
   };
-  const auto ghost = objects.handler<Block, int, std::vector<double>>(
-      "ghost", [try_step](Block& b, td::HandlerContext&, int face, const std::vector<double>& plane) {
+  const auto ghost = objects.handler<Block, int, std::span<const double>>(
+      "ghost", [try_step](Block& b, td::HandlerContext&, int face, std::span<const double> plane) {
         unpack_ghost(b.grid, static_cast<Face>(face), plane.data());
         ++b.received;
         try_step(b);

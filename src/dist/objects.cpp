@@ -14,21 +14,31 @@ namespace {
 
 bool counted(Kind k) { return k != Kind::probe && k != Kind::report && k != Kind::done && k != Kind::abort; }
 
+// Arguments start 16-byte aligned in their frame (frames start so in their batch), so arrays
+// in them are aligned for reading in place.
+constexpr std::size_t args_alignment = 16;
+constexpr std::size_t frame_alignment = 16;
+
 void put_message(Writer& w, const Message& m) {
   w.put(m.handler);
   w.put(m.sender);
   w.put(m.seq);
   w.put(m.hops);
-  w.put(m.args);
+  w.put<std::uint64_t>(m.args.size);
+  w.align(args_alignment);
+  w.bytes(m.args.data, m.args.size);
 }
 
-Message get_message(Reader& r) {
+Message get_message(Reader& r, const Batch& batch) {
   Message m;
   m.handler = r.get<std::uint32_t>();
   m.sender = r.get<std::int32_t>();
   m.seq = r.get<std::uint64_t>();
   m.hops = r.get<std::uint32_t>();
-  m.args = r.get<std::vector<std::byte>>();
+  const auto n = r.get<std::uint64_t>();
+  r.align(args_alignment);
+  m.args = Args(batch, r.position(), static_cast<std::size_t>(n));
+  r.skip(static_cast<std::size_t>(n));
   return m;
 }
 
@@ -205,7 +215,7 @@ void ObjectsImpl::send_call(std::uint64_t id, std::uint32_t handler, std::vector
       throw Error("tessera::dist::Objects: send to " + object_text(id) + " with handler id " + std::to_string(handler) +
                   ", which is not registered here");
   }
-  Message m{handler, rank, next_seq_[id]++, 0, std::move(args)};
+  Message m{handler, rank, next_seq_[id]++, 0, Args(std::move(args))};
   ++counters_.calls_sent;
   if (handler != migrate_handler) ++stats.sent;
   if (auto it = objects.find(id); it != objects.end()) {
@@ -298,9 +308,10 @@ void ObjectsImpl::schedule(LocalObject& object) {
 void ObjectsImpl::emit(int dest, const std::vector<std::byte>& frame, bool count) {
   auto& box = outbox_[static_cast<std::size_t>(dest)];
   const bool was_empty = box.empty();
-  const auto length = static_cast<std::uint32_t>(frame.size());
   Writer w(box);
-  w.put(length);
+  w.align(frame_alignment);
+  w.put<std::uint64_t>(frame.size());
+  w.align(frame_alignment);
   w.bytes(frame.data(), frame.size());
   if (count) ++counters_.frames_out;
   if (box.size() >= options.batch_bytes)
@@ -314,14 +325,17 @@ void ObjectsImpl::emit_call(int dest, std::uint64_t id, const Message& m) {
   // cost an allocation and a copy per message.
   auto& box = outbox_[static_cast<std::size_t>(dest)];
   const bool was_empty = box.empty();
-  const std::size_t at = box.size();
   Writer w(box);
-  w.put(std::uint32_t{0});
+  w.align(frame_alignment);
+  const std::size_t length_at = box.size();
+  w.put(std::uint64_t{0});
+  w.align(frame_alignment);
+  const std::size_t start = box.size();
   w.put(Kind::call);
   w.put(id);
   put_message(w, m);
-  const auto length = static_cast<std::uint32_t>(box.size() - at - sizeof(std::uint32_t));
-  std::memcpy(box.data() + at, &length, sizeof length);
+  const std::uint64_t length = box.size() - start;
+  std::memcpy(box.data() + length_at, &length, sizeof length);
   ++counters_.frames_out;
   if (box.size() >= options.batch_bytes)
     flush();
@@ -393,7 +407,7 @@ void ObjectsImpl::do_migrate(LocalObject& object, int dest) {
   emit(dest, f);
 }
 
-void ObjectsImpl::install(Reader& in) {
+void ObjectsImpl::install(Reader& in, const Batch& batch) {
   auto object = std::make_unique<LocalObject>();
   object->id = in.get<std::uint64_t>();
   object->type = in.get<std::uint32_t>();
@@ -404,11 +418,11 @@ void ObjectsImpl::install(Reader& in) {
     object->expected[sender] = in.get<std::uint64_t>();
   }
   for (auto n = in.get<std::uint64_t>(); n > 0; --n) {
-    Message m = get_message(in);
+    Message m = get_message(in, batch);
     const auto key = std::make_pair(m.sender, m.seq);
     object->held.emplace(key, std::move(m));
   }
-  for (auto n = in.get<std::uint64_t>(); n > 0; --n) object->queue.push_back(get_message(in));
+  for (auto n = in.get<std::uint64_t>(); n > 0; --n) object->queue.push_back(get_message(in, batch));
   {
     std::shared_lock lock(handlers_mutex_);
     if (object->type >= types_.size())
@@ -471,7 +485,7 @@ void ObjectsImpl::run_object(LocalObject& object) {
           Message m = std::move(object.queue.front());
           object.queue.pop_front();
           ++counters_.calls_done;
-          Reader r(m.args.data(), m.args.size());
+          Reader r(m.args.data, m.args.size);
           const int dest = r.get<std::int32_t>();
           if (dest != rank) {
             do_migrate(object, dest);
@@ -501,7 +515,7 @@ void ObjectsImpl::run_object(LocalObject& object) {
           break;
         }
         HandlerContext ctx(self, ObjectName{object.id}, m.sender);
-        Reader in(m.args.data(), m.args.size());
+        Reader in(m.args.data, m.args.size);
         try {
           h.invoke(ptr, ctx, in);
         } catch (const std::exception& e) {
@@ -597,15 +611,15 @@ void ObjectsImpl::coordinator_receive(const Counters& c, bool) {
     Writer w(self_frame);
     w.put(Kind::drop_missing);
     Reader in(self_frame.data(), self_frame.size());
-    process_frame(rank, in);
+    process_frame(rank, in, nullptr);
     flush();
   }
 }
 
 bool ObjectsImpl::poll() {
   bool did = false;
-  std::vector<std::byte> batch;
   for (int k = 0; k < 64; ++k) {
+    std::shared_ptr<std::vector<std::byte>> batch;
     int flag = 0;
     MPI_Message message;
     MPI_Status status;
@@ -614,11 +628,11 @@ bool ObjectsImpl::poll() {
       std::lock_guard mpi(ci.mpi_mutex);
       if (MPI_Improbe(MPI_ANY_SOURCE, objects_tag, channel, &flag, &message, &status) != MPI_SUCCESS || !flag) break;
       MPI_Get_count(&status, MPI_BYTE, &bytes);
-      batch.resize(static_cast<std::size_t>(bytes));
-      MPI_Mrecv(batch.data(), bytes, MPI_BYTE, &message, MPI_STATUS_IGNORE);
+      batch = std::make_shared<std::vector<std::byte>>(static_cast<std::size_t>(bytes));
+      MPI_Mrecv(batch->data(), bytes, MPI_BYTE, &message, MPI_STATUS_IGNORE);
     }
     did = true;
-    process_batch(status.MPI_SOURCE, batch.data(), batch.size());
+    process_batch(status.MPI_SOURCE, batch);
   }
   std::lock_guard lock(mutex);
   if (rank == 0 && in_wait_ && done_epoch_ < wait_epoch_ && !wave_open_ && (error_.empty() || error_local_) && idle()) {
@@ -642,15 +656,17 @@ bool ObjectsImpl::poll() {
   return did;
 }
 
-void ObjectsImpl::process_batch(int source, const std::byte* data, std::size_t bytes) {
+void ObjectsImpl::process_batch(int source, const Batch& batch) {
   std::lock_guard lock(mutex);
-  Reader in(data, bytes);
+  Reader in(batch->data(), batch->size());
   while (in.left() > 0) {
-    const auto length = in.get<std::uint32_t>();
+    in.align(frame_alignment);
+    const auto length = static_cast<std::size_t>(in.get<std::uint64_t>());
+    in.align(frame_alignment);
     Reader frame(in.position(), length);
     in.skip(length);
     try {
-      process_frame(source, frame);
+      process_frame(source, frame, batch);
     } catch (const std::exception& e) {
       fail("rank " + std::to_string(rank) + ": a message from rank " + std::to_string(source) +
                " could not be read: " + e.what(),
@@ -659,13 +675,13 @@ void ObjectsImpl::process_batch(int source, const std::byte* data, std::size_t b
   }
 }
 
-void ObjectsImpl::process_frame(int source, Reader& in) {
+void ObjectsImpl::process_frame(int source, Reader& in, const Batch& batch) {
   const auto kind = in.get<Kind>();
   if (counted(kind) && source != rank) ++counters_.frames_in;
   switch (kind) {
     case Kind::call: {
       const auto id = in.get<std::uint64_t>();
-      route(id, get_message(in));
+      route(id, get_message(in, batch));
       break;
     }
     case Kind::register_name: {
@@ -692,7 +708,7 @@ void ObjectsImpl::process_frame(int source, Reader& in) {
       break;
     }
     case Kind::migrate:
-      install(in);
+      install(in, batch);
       break;
     case Kind::hint: {
       const auto id = in.get<std::uint64_t>();
@@ -751,7 +767,7 @@ void ObjectsImpl::process_frame(int source, Reader& in) {
             w.put(id);
             w.put(m.handler);
             Reader self_in(f.data(), f.size());
-            process_frame(rank, self_in);
+            process_frame(rank, self_in, nullptr);
           } else {
             std::vector<std::byte> f;
             Writer w(f);

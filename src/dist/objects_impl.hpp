@@ -37,12 +37,33 @@ enum class Kind : std::uint8_t {
   abort,           // a handler threw somewhere: everyone stops
 };
 
+/// A message's argument bytes: its own (sent from this rank), or a view into the batch it came
+/// in, which the view keeps alive, so a received message is never copied out of its batch.
+struct Args {
+  std::vector<std::byte> own;
+  std::shared_ptr<const std::vector<std::byte>> batch;
+  const std::byte* data = nullptr;
+  std::size_t size = 0;
+
+  Args() = default;
+  explicit Args(std::vector<std::byte> bytes) : own(std::move(bytes)), data(own.data()), size(own.size()) {}
+  Args(std::shared_ptr<const std::vector<std::byte>> in, const std::byte* at, std::size_t n)
+      : batch(std::move(in)), data(at), size(n) {}
+  // A moved vector keeps its buffer, so `data` stays right; a copy would not.
+  Args(Args&&) noexcept = default;
+  Args& operator=(Args&&) noexcept = default;
+  Args(const Args&) = delete;
+  Args& operator=(const Args&) = delete;
+};
+
+using Batch = std::shared_ptr<const std::vector<std::byte>>;
+
 struct Message {
   std::uint32_t handler = 0;
   std::int32_t sender = 0;
   std::uint64_t seq = 0;
   std::uint32_t hops = 0;
-  std::vector<std::byte> args;
+  Args args;
 };
 
 class ObjectsImpl;
@@ -129,8 +150,8 @@ class ObjectsImpl {
 
   int home(std::uint64_t id) const { return static_cast<int>(id % static_cast<std::uint64_t>(size)); }
   bool poll();
-  void process_batch(int source, const std::byte* data, std::size_t size);
-  void process_frame(int source, Reader& in);
+  void process_batch(int source, const Batch& batch);
+  void process_frame(int source, Reader& in, const Batch& batch);
   // Each of these runs with `mutex` held.
   void route(std::uint64_t id, Message m);
   void deliver(LocalObject& object, Message m);
@@ -139,7 +160,7 @@ class ObjectsImpl {
   void emit_call(int dest, std::uint64_t id, const Message& m);
   void set_location(std::uint64_t id, int where, std::uint64_t moves, int registered_by);
   void do_migrate(LocalObject& object, int dest);
-  void install(Reader& in);
+  void install(Reader& in, const Batch& batch);
   void fail(std::string message, bool broadcast);
   void maybe_report();
   void coordinator_receive(const Counters& c, bool idle);

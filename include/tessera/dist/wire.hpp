@@ -2,12 +2,16 @@
 // Writer and Reader: the byte form of handler arguments and of migrating objects. Trivially
 // copyable values, std::vector and std::string of them are built in; a type that is not
 // trivially copyable gives itself `void pack(Writer&) const` and `static T unpack(Reader&)`.
+// Arrays are stored aligned for their element type (relative to the start of the bytes, which
+// the runtime keeps 16-byte aligned), so a handler may take `std::span<const T>` and read the
+// message in place, without a copy.
 
 #include <tessera/core/error.hpp>
 
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <span>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -16,6 +20,13 @@ namespace tessera::dist {
 
 class Writer;
 class Reader;
+
+namespace detail {
+template <class T>
+struct is_span : std::false_type {};
+template <class T, std::size_t E>
+struct is_span<std::span<T, E>> : std::true_type {};
+}  // namespace detail
 
 template <class T>
 concept SelfPacking = requires(const T& t, Writer& w, Reader& r) {
@@ -32,11 +43,15 @@ class Writer {
     const auto* p = static_cast<const std::byte*>(data);
     out_->insert(out_->end(), p, p + n);
   }
+  /// Pads with zeros to a multiple of `a` bytes from the start of the vector.
+  void align(std::size_t a) { out_->resize((out_->size() + a - 1) / a * a); }
 
   template <class T>
   void put(const T& value) {
     if constexpr (SelfPacking<T>) {
       value.pack(*this);
+    } else if constexpr (detail::is_span<T>::value) {
+      put_container(std::span<const typename T::value_type>(value));
     } else if constexpr (std::is_trivially_copyable_v<T>) {
       bytes(&value, sizeof(T));
     } else {
@@ -47,12 +62,23 @@ class Writer {
  private:
   template <class T>
   void put_container(const std::vector<T>& v) {
-    put<std::uint64_t>(v.size());
     if constexpr (std::is_trivially_copyable_v<T>) {
-      bytes(v.data(), v.size() * sizeof(T));
+      put_container(std::span<const T>(v));
     } else {
+      put<std::uint64_t>(v.size());
       for (const auto& x : v) put(x);
     }
+  }
+  template <class T>
+  void put_container(std::span<const T> v) {
+    static_assert(std::is_trivially_copyable_v<T>, "a span argument is of trivially copyable values");
+    put<std::uint64_t>(v.size());
+    align(alignof(T));
+    bytes(v.data(), v.size_bytes());
+  }
+  template <class T>
+  void put_container(std::span<T> v) {
+    put_container(std::span<const T>(v));
   }
   void put_container(const std::string& s) {
     put<std::uint64_t>(s.size());
@@ -72,7 +98,13 @@ class Writer {
 /// out (a message shorter than its handler's arguments).
 class Reader {
  public:
-  Reader(const std::byte* data, std::size_t size) : p_(data), end_(data + size) {}
+  Reader(const std::byte* data, std::size_t size) : base_(data), p_(data), end_(data + size) {}
+
+  /// Skips the padding Writer::align wrote.
+  void align(std::size_t a) {
+    const auto at = static_cast<std::size_t>(p_ - base_);
+    skip((at + a - 1) / a * a - at);
+  }
 
   void bytes(void* out, std::size_t n) {
     need(n);
@@ -84,6 +116,9 @@ class Reader {
   T get() {
     if constexpr (SelfPacking<T>) {
       return T::unpack(*this);
+    } else if constexpr (detail::is_span<T>::value) {
+      static_assert(std::is_const_v<typename T::element_type>, "a handler reads a span argument as std::span<const T>");
+      return get_container(static_cast<std::span<typename T::element_type>*>(nullptr));
     } else if constexpr (std::is_trivially_copyable_v<T>) {
       T value;
       bytes(&value, sizeof(T));
@@ -107,14 +142,22 @@ class Reader {
                   " B shorter than what its reader expects (mismatched handler arguments or pack/unpack)");
   }
   template <class T>
-  std::vector<T> get_container(std::vector<T>*) {
+  std::span<const T> get_container(std::span<const T>*) {
+    static_assert(std::is_trivially_copyable_v<T>, "a span argument is of trivially copyable values");
     const auto n = get<std::uint64_t>();
+    align(alignof(T));
+    if (n > left() / sizeof(T)) need(n * sizeof(T));
+    const auto* first = reinterpret_cast<const T*>(p_);
+    p_ += n * sizeof(T);
+    return {first, static_cast<std::size_t>(n)};
+  }
+  template <class T>
+  std::vector<T> get_container(std::vector<T>*) {
     if constexpr (std::is_trivially_copyable_v<T>) {
-      if (n > left() / (sizeof(T) ? sizeof(T) : 1)) need(n * sizeof(T));
-      std::vector<T> v(n);
-      bytes(v.data(), n * sizeof(T));
-      return v;
+      const auto view = get_container(static_cast<std::span<const T>*>(nullptr));
+      return std::vector<T>(view.begin(), view.end());
     } else {
+      const auto n = get<std::uint64_t>();
       std::vector<T> v;
       for (std::uint64_t i = 0; i < n; ++i) v.push_back(get<T>());
       return v;
@@ -128,6 +171,7 @@ class Reader {
     return s;
   }
 
+  const std::byte* base_;
   const std::byte* p_;
   const std::byte* end_;
 };
