@@ -1,6 +1,8 @@
 #include "objects_impl.hpp"
 
 #include <tessera/core/error.hpp>
+#include <tessera/memory/access.hpp>
+#include <tessera/memory/buffer.hpp>
 #include <tessera/sched/executor.hpp>
 
 #include <algorithm>
@@ -487,11 +489,11 @@ void ObjectsImpl::run_object(LocalObject& object) {
           ++counters_.calls_done;
           Reader r(m.args.data, m.args.size);
           const int dest = r.get<std::int32_t>();
-          if (dest != rank) {
+          if (dest != rank && types_[object.type]->movable) {
             do_migrate(object, dest);
             return;
           }
-          continue;
+          continue;  // here already, or pinned (a shared buffer, a mailbox): it stays
         }
         run.push_back(std::move(object.queue.front()));
         object.queue.pop_front();
@@ -840,10 +842,11 @@ std::size_t ObjectsImpl::rebalance() {
   {
     std::lock_guard lock(mutex);
     for (const auto& [id, o] : objects) {
+      if (id >= reserved_names || !movable(*o)) continue;
       mine.emplace_back(o->load, id);
       local[0] += o->load;
     }
-    local[1] = static_cast<double>(objects.size());
+    local[1] = static_cast<double>(mine.size());
   }
   std::vector<double> all(2 * static_cast<std::size_t>(size));
   auto state = std::make_shared<RequestState>();
@@ -912,6 +915,36 @@ void ObjectsImpl::busy_end() {
   waiters_.notify_all();
 }
 
+void ObjectsImpl::finish_put(std::uint64_t ticket, const std::string& error) {
+  std::promise<void> promise;
+  {
+    std::lock_guard lock(promises_mutex);
+    auto it = put_promises.find(ticket);
+    if (it == put_promises.end()) return;
+    promise = std::move(it->second);
+    put_promises.erase(it);
+  }
+  if (error.empty())
+    promise.set_value();
+  else
+    promise.set_exception(std::make_exception_ptr(Error("tessera::dist::Objects::" + error)));
+}
+
+void ObjectsImpl::finish_get(std::uint64_t ticket, const std::string& error, std::span<const std::byte> bytes) {
+  std::promise<std::vector<std::byte>> promise;
+  {
+    std::lock_guard lock(promises_mutex);
+    auto it = get_promises.find(ticket);
+    if (it == get_promises.end()) return;
+    promise = std::move(it->second);
+    get_promises.erase(it);
+  }
+  if (error.empty())
+    promise.set_value(std::vector<std::byte>(bytes.begin(), bytes.end()));
+  else
+    promise.set_exception(std::make_exception_ptr(Error("tessera::dist::Objects::" + error)));
+}
+
 }  // namespace detail
 
 int HandlerContext::rank() const noexcept { return objects_->rank(); }
@@ -921,7 +954,144 @@ void Busy::release() noexcept {
 }
 
 Objects::Objects(Communicator& comm, ObjectsOptions options)
-    : impl_(std::make_unique<detail::ObjectsImpl>(*this, comm, options)) {}
+    : impl_(std::make_unique<detail::ObjectsImpl>(*this, comm, options)) {
+  register_put_get();
+}
+
+namespace {
+
+std::string rows_text(RowRange rows) {
+  return "rows [" + std::to_string(rows.begin) + ", " + std::to_string(rows.end) + ")";
+}
+
+// The target side of put and get: "" when done, else what was wrong.
+std::string check_rows(const Buffer& buffer, RowRange rows) {
+  if (rows.begin >= rows.end || rows.end > buffer.rows())
+    return rows_text(rows) + " of buffer '" + buffer.name() + "', which has rows [0, " + std::to_string(buffer.rows()) +
+           ")";
+  return {};
+}
+
+std::string write_rows(Buffer& buffer, RowRange rows, std::span<const std::byte> bytes) {
+  if (auto bad = check_rows(buffer, rows); !bad.empty()) return "put to " + bad;
+  if (bytes.size() != rows.size() * buffer.row_bytes())
+    return "put of " + std::to_string(bytes.size()) + " B to " + rows_text(rows) + " of buffer '" + buffer.name() +
+           "', which hold " + std::to_string(rows.size() * buffer.row_bytes()) + " B";
+  try {
+    auto* base = static_cast<std::byte*>(buffer.request(Access::write, rows).get());
+    std::memcpy(base + rows.begin * buffer.row_bytes(), bytes.data(), bytes.size());
+    buffer.release(Access::write, rows);
+  } catch (const std::exception& e) {
+    return std::string("put to buffer '") + buffer.name() + "': " + e.what();
+  }
+  return {};
+}
+
+std::string read_rows(Buffer& buffer, RowRange rows, std::vector<std::byte>& out) {
+  if (auto bad = check_rows(buffer, rows); !bad.empty()) return "get of " + bad;
+  try {
+    const auto* base = static_cast<const std::byte*>(buffer.request(Access::read, rows).get());
+    out.assign(base + rows.begin * buffer.row_bytes(), base + rows.end * buffer.row_bytes());
+    buffer.release(Access::read, rows);
+  } catch (const std::exception& e) {
+    return std::string("get from buffer '") + buffer.name() + "': " + e.what();
+  }
+  return {};
+}
+
+void refuse_reserved(ObjectName name, const char* what) {
+  if (name.id >= detail::reserved_names)
+    throw Error(std::string("tessera::dist::Objects::") + what + "(object " + std::to_string(name.id) +
+                "): names from 2^63 up are tessera's own");
+}
+
+}  // namespace
+
+void Objects::register_put_get() {
+  using detail::Mailbox;
+  using detail::SharedRows;
+  auto* impl = impl_.get();
+  const auto done = handler<Mailbox, std::uint64_t, std::string>(
+      "tessera.put-done", [impl](Mailbox&, HandlerContext&, std::uint64_t ticket, const std::string& error) {
+        impl->finish_put(ticket, error);
+      });
+  const auto data = handler<Mailbox, std::uint64_t, std::string, std::span<const std::byte>>(
+      "tessera.get-data", [impl](Mailbox&, HandlerContext&, std::uint64_t ticket, const std::string& error,
+                                 std::span<const std::byte> bytes) { impl->finish_get(ticket, error, bytes); });
+  const auto put_rows = handler<SharedRows, std::uint64_t, std::uint64_t, std::uint64_t, std::span<const std::byte>>(
+      "tessera.put", [done](SharedRows& s, HandlerContext& ctx, std::uint64_t begin, std::uint64_t end,
+                            std::uint64_t ticket, std::span<const std::byte> bytes) {
+        const std::string error = write_rows(*s.buffer, {begin, end}, bytes);
+        ctx.objects().send(ObjectName{detail::mailbox_of(ctx.source_rank())}, done, ticket, error);
+      });
+  const auto get_rows = handler<SharedRows, std::uint64_t, std::uint64_t, std::uint64_t>(
+      "tessera.get",
+      [data](SharedRows& s, HandlerContext& ctx, std::uint64_t begin, std::uint64_t end, std::uint64_t ticket) {
+        std::vector<std::byte> bytes;
+        const std::string error = read_rows(*s.buffer, {begin, end}, bytes);
+        ctx.objects().send(ObjectName{detail::mailbox_of(ctx.source_rank())}, data, ticket, error,
+                           std::span<const std::byte>(bytes));
+      });
+  impl_->put_handler = put_rows.id();
+  impl_->get_handler = get_rows.id();
+  add(ObjectName{detail::mailbox_of(impl_->rank)}, Mailbox{});
+}
+
+void Objects::share(ObjectName name, Buffer& buffer) {
+  refuse_reserved(name, "share");
+  add(name, detail::SharedRows{&buffer});
+}
+
+std::future<void> Objects::put(ObjectName name, RowRange rows, std::span<const std::byte> data) {
+  refuse_reserved(name, "put");
+  std::promise<void> promise;
+  auto future = promise.get_future();
+  std::uint64_t ticket;
+  {
+    std::lock_guard lock(impl_->promises_mutex);
+    ticket = impl_->next_ticket++;
+    impl_->put_promises.emplace(ticket, std::move(promise));
+  }
+  std::vector<std::byte> args;
+  Writer w(args);
+  w.put<std::uint64_t>(rows.begin);
+  w.put<std::uint64_t>(rows.end);
+  w.put(ticket);
+  w.put(data);
+  try {
+    send_bytes(name, impl_->put_handler, std::move(args));
+  } catch (...) {
+    std::lock_guard lock(impl_->promises_mutex);
+    impl_->put_promises.erase(ticket);
+    throw;
+  }
+  return future;
+}
+
+std::future<std::vector<std::byte>> Objects::get(ObjectName name, RowRange rows) {
+  refuse_reserved(name, "get");
+  std::promise<std::vector<std::byte>> promise;
+  auto future = promise.get_future();
+  std::uint64_t ticket;
+  {
+    std::lock_guard lock(impl_->promises_mutex);
+    ticket = impl_->next_ticket++;
+    impl_->get_promises.emplace(ticket, std::move(promise));
+  }
+  std::vector<std::byte> args;
+  Writer w(args);
+  w.put<std::uint64_t>(rows.begin);
+  w.put<std::uint64_t>(rows.end);
+  w.put(ticket);
+  try {
+    send_bytes(name, impl_->get_handler, std::move(args));
+  } catch (...) {
+    std::lock_guard lock(impl_->promises_mutex);
+    impl_->get_promises.erase(ticket);
+    throw;
+  }
+  return future;
+}
 
 Objects::~Objects() = default;
 
@@ -964,7 +1134,8 @@ std::vector<ObjectName> Objects::local_names() const {
   std::vector<ObjectName> names;
   {
     std::lock_guard lock(impl_->mutex);
-    for (const auto& [id, o] : impl_->objects) names.push_back({id});
+    for (const auto& [id, o] : impl_->objects)
+      if (id < detail::reserved_names) names.push_back({id});
   }
   std::sort(names.begin(), names.end(), [](ObjectName a, ObjectName b) { return a.id < b.id; });
   return names;

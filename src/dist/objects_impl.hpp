@@ -7,19 +7,36 @@
 #include "communicator_impl.hpp"
 
 #include <tessera/dist/objects.hpp>
+#include <tessera/memory/buffer.hpp>
 #include <tessera/sched/executor.hpp>
 #include <tessera/sched/job.hpp>
 
 #include <condition_variable>
 #include <deque>
+#include <future>
 #include <map>
 #include <mutex>
 #include <shared_mutex>
+#include <span>
 #include <unordered_map>
 
 namespace tessera::dist::detail {
 
 constexpr int objects_tag = (1 << 20) + 1;
+
+/// Names from 2^63 up are the runtime's own: each rank's mailbox for put/get replies.
+constexpr std::uint64_t reserved_names = std::uint64_t{1} << 63;
+inline std::uint64_t mailbox_of(int rank) { return reserved_names + static_cast<std::uint64_t>(rank); }
+
+/// The object behind a shared Buffer; it stays where the buffer is.
+struct SharedRows {
+  static constexpr bool pinned = true;
+  Buffer* buffer = nullptr;
+};
+/// Where put/get replies land on each rank.
+struct Mailbox {
+  static constexpr bool pinned = true;
+};
 constexpr std::uint32_t migrate_handler = 0xffffffffu;
 
 enum class Kind : std::uint8_t {
@@ -140,6 +157,20 @@ class ObjectsImpl {
   mutable std::mutex mutex;
   std::unordered_map<std::uint64_t, std::unique_ptr<LocalObject>> objects;
   ObjectsStatistics stats;
+
+  // put/get: the handlers (registered first on every rank) and the futures waiting for replies.
+  std::uint32_t put_handler = 0;
+  std::uint32_t get_handler = 0;
+  std::mutex promises_mutex;
+  std::uint64_t next_ticket = 0;
+  std::unordered_map<std::uint64_t, std::promise<void>> put_promises;
+  std::unordered_map<std::uint64_t, std::promise<std::vector<std::byte>>> get_promises;
+  void finish_put(std::uint64_t ticket, const std::string& error);
+  void finish_get(std::uint64_t ticket, const std::string& error, std::span<const std::byte> bytes);
+  bool movable(const LocalObject& o) {
+    std::shared_lock lock(handlers_mutex_);
+    return types_[o.type]->movable;
+  }
 
  private:
   struct HandlerEntry {

@@ -3,12 +3,17 @@
 #include "mpi_test_support.hpp"
 
 #include <tessera/core/error.hpp>
+#include <tessera/device/device_set.hpp>
 #include <tessera/dist/objects.hpp>
+#include <tessera/memory/buffer.hpp>
+#include <tessera/memory/memory_manager.hpp>
 
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <cstring>
 #include <random>
+#include <span>
 #include <string>
 #include <thread>
 #include <vector>
@@ -342,4 +347,62 @@ TEST(DistObjects, BusyHoldsTerminationForWorkAHandlerStarted) {
     EXPECT_EQ(objects.local<Counter>(td::ObjectName{static_cast<std::uint64_t>(n)}).sum, want);
   }
   for (auto& t : helpers) t.join();
+}
+
+TEST(DistObjects, PutAndGetReachSharedBuffersOnOtherRanks) {
+  // Every rank shares a buffer (on a simulated device, so rows travel through the memory layer),
+  // writes rows of its right neighbour's and reads rows of its left neighbour's.
+  auto& comm = test_comm();
+  const int r = comm.rank(), n = comm.size();
+  auto devices = tessera::DeviceSet::select("sim:1:64MiB");
+  tessera::MemoryManager memory(devices);
+  const std::size_t rows = 64, width = 4;  // 4 floats a row
+  tessera::Buffer mine(memory, rows, width * sizeof(float), "rows-of-" + std::to_string(r));
+  {
+    auto* h = static_cast<float*>(mine.request(tessera::Access::write).get());
+    for (std::size_t i = 0; i < rows * width; ++i) h[i] = static_cast<float>(r * 10000 + static_cast<int>(i));
+    mine.release(tessera::Access::write);
+  }
+  td::Objects objects(comm);
+  objects.share(td::ObjectName{static_cast<std::uint64_t>(500 + r)}, mine);
+  objects.wait();
+  const int right = (r + 1) % n, left = (r + n - 1) % n;
+  // Put rows [8, 16) of the right neighbour's buffer: the value -(r + 1) everywhere.
+  std::vector<float> values(8 * width, -static_cast<float>(r + 1));
+  auto put = objects.put(td::ObjectName{static_cast<std::uint64_t>(500 + right)}, {8, 16},
+                         std::as_bytes(std::span<const float>(values)));
+  put.get();
+  objects.wait();  // every rank's put is in
+  auto got = objects.get(td::ObjectName{static_cast<std::uint64_t>(500 + left)}, {0, 16}).get();
+  ASSERT_EQ(got.size(), 16 * width * sizeof(float));
+  std::vector<float> read(16 * width);
+  std::memcpy(read.data(), got.data(), got.size());
+  for (std::size_t i = 0; i < 8 * width; ++i)
+    ASSERT_EQ(read[i], static_cast<float>(left * 10000 + static_cast<int>(i)));
+  const int writer_of_left = (left + n - 1) % n;
+  for (std::size_t i = 8 * width; i < 16 * width; ++i) ASSERT_EQ(read[i], -static_cast<float>(writer_of_left + 1));
+  // Bad rows come back as the target's error.
+  try {
+    objects
+        .put(td::ObjectName{static_cast<std::uint64_t>(500 + right)}, {60, 70},
+             std::as_bytes(std::span<const float>(values)))
+        .get();
+    FAIL() << "a put past the end was accepted";
+  } catch (const tessera::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("rows [60, 70)"), std::string::npos) << e.what();
+  }
+  try {
+    objects
+        .put(td::ObjectName{static_cast<std::uint64_t>(500 + right)}, {0, 4},
+             std::as_bytes(std::span<const float>(values)))
+        .get();
+    FAIL() << "a put of the wrong size was accepted";
+  } catch (const tessera::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("which hold 64 B"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(objects.share(td::ObjectName{std::uint64_t{1} << 63}, mine), tessera::Error);
+  // A shared buffer is pinned: asking it to move leaves it where it is.
+  objects.migrate(td::ObjectName{static_cast<std::uint64_t>(500 + r)}, right);
+  objects.wait();
+  EXPECT_TRUE(objects.is_local(td::ObjectName{static_cast<std::uint64_t>(500 + r)}));
 }

@@ -7,10 +7,13 @@
 
 #include <tessera/dist/communicator.hpp>
 #include <tessera/dist/wire.hpp>
+#include <tessera/memory/row_ranges.hpp>
 
 #include <cstdint>
 #include <functional>
+#include <future>
 #include <memory>
+#include <span>
 #include <string>
 #include <tuple>
 #include <typeinfo>
@@ -19,7 +22,8 @@
 
 namespace tessera {
 class Executor;
-}
+class Buffer;
+}  // namespace tessera
 
 namespace tessera::dist {
 
@@ -178,6 +182,17 @@ class Objects {
   /// sent away.
   std::size_t rebalance();
 
+  /// Makes the rows of `buffer` writable and readable from every rank under `name` (PREMA's
+  /// global pointer to a hetero_object). The buffer stays on this rank and must outlive this
+  /// Objects; its rows are reached through the memory layer, on whichever device holds them.
+  void share(ObjectName name, Buffer& buffer);
+  /// Writes `data` into `rows` of the buffer shared as `name`, wherever it is (PREMA's put). The
+  /// future is ready once the rows are written there, or holds the tessera::Error the target
+  /// found (rows out of range, a size that is not the rows'). From any thread, handlers too.
+  std::future<void> put(ObjectName name, RowRange rows, std::span<const std::byte> data);
+  /// Reads `rows` of the buffer shared as `name` (PREMA's get).
+  std::future<std::vector<std::byte>> get(ObjectName name, RowRange rows);
+
   /// Whether the object lives on this rank now.
   bool is_local(ObjectName name) const;
   /// The object, when it lives here. Use between wait() and the next sends.
@@ -201,6 +216,7 @@ class Objects {
     void (*pack)(const void*, Writer&);
     void* (*unpack)(Reader&);
     void (*destroy)(void*);
+    bool movable;  // false for a type with `static constexpr bool pinned = true`: it never migrates
   };
 
  private:
@@ -208,9 +224,17 @@ class Objects {
   static const TypeOps* type_ops() {
     static const TypeOps ops{&typeid(T), [](const void* p, Writer& w) { w.put(*static_cast<const T*>(p)); },
                              [](Reader& r) -> void* { return new T(r.get<T>()); },
-                             [](void* p) { delete static_cast<T*>(p); }};
+                             [](void* p) { delete static_cast<T*>(p); }, !pinned<T>()};
     return &ops;
   }
+  template <class T>
+  static constexpr bool pinned() {
+    if constexpr (requires { T::pinned; })
+      return T::pinned;
+    else
+      return false;
+  }
+  void register_put_get();
 
   using Invoke = std::function<void(void*, HandlerContext&, Reader&)>;
   std::uint32_t register_handler(std::string name, const TypeOps* type, Invoke invoke);
