@@ -3,6 +3,7 @@
 #include "suites.hpp"
 
 #include "common/quiet_baseline_threads.hpp"
+#include "hot_loops.generated.hpp"  // the options pricer's loops (options.cmake)
 
 #include <cstdio>
 #include <cstring>
@@ -25,6 +26,8 @@ int main(int argc, char** argv) {
     }
   }
   tessera::bench::Report report("flow");
+  if (only.empty() || only == "options")
+    tessera::bench::print_hot_loops(tessera::bench::kBaselineHotLoops, tessera::bench::kBaselineCompiler);
   report.header();
   if (only.empty() || only == "overhead") flow_bench::overhead(report, o);
   if (only.empty() || only == "options") flow_bench::options(report, o);

@@ -60,7 +60,7 @@ void OpenMpPricer::run(std::span<const flow_options::OptionSet> sets, std::size_
       const std::size_t lo = ch * paths_per_chunk, hi = std::min(lo + paths_per_chunk, paths);
       double terminal[paths_per_chunk];
       const double spot = spot_[s], drift = drift_[s], diffusion = diffusion_[s];
-      for (std::size_t i = lo; i < hi; ++i) {
+      for (std::size_t i = lo; i < hi; ++i) {  // hot-loop: paths
         const double z = tessera::flow::philox_value<double>(seed, block, i, tessera::flow::Distribution::normal);
         terminal[i - lo] = spot * std::exp(drift + diffusion * z);
       }
@@ -70,7 +70,7 @@ void OpenMpPricer::run(std::span<const flow_options::OptionSet> sets, std::size_
         const double strike = strike_[s * options + k], sign = sign_[s * options + k];
         double sum = 0.0, sum_sq = 0.0;
 #pragma omp simd reduction(+ : sum, sum_sq)
-        for (std::size_t i = 0; i < n; ++i) {
+        for (std::size_t i = 0; i < n; ++i) {  // hot-loop: payoffs
           const double gain = sign * (terminal[i] - strike);
           const double p = gain > 0.0 ? gain : 0.0;
           sum += p;

@@ -95,9 +95,8 @@ void EulerBaseline::sweep(const Fields& in, Fields& out, double dt) const {
   const std::ptrdiff_t nx = static_cast<std::ptrdiff_t>(nx_), ny = static_cast<std::ptrdiff_t>(ny_);
   const std::ptrdiff_t s = static_cast<std::ptrdiff_t>(stride_);
 #pragma omp parallel for schedule(static)
-  for (std::ptrdiff_t j = 1; j <= ny; ++j)
-    for (std::ptrdiff_t i = 1; i <= nx; ++i) {
-      const std::ptrdiff_t k = i + s * j;
+  for (std::ptrdiff_t j = 1; j <= ny; ++j) {
+    auto update = [&](std::ptrdiff_t k) {
       auto q = [&](std::ptrdiff_t m) { return Q{rho[m], e[m], rho[m] * u[m], rho[m] * v[m]}; };
       const Q l = q(k - off), c = q(k), r = q(k + off);
       const Q a = force<Dim>(gamma, c, r, dtdx), b = force<Dim>(gamma, l, c, dtdx);
@@ -107,7 +106,21 @@ void EulerBaseline::sweep(const Fields& in, Fields& out, double dt) const {
       oe[k] = n.e;
       ou[k] = n.mx / n.rho;
       ov[k] = n.my / n.rho;
+    };
+    // One loop per direction rather than one in the template: the vectoriser's report, which the
+    // suite prints (hot_loops.cmake), names source lines, and would give both on the same line.
+    if constexpr (Dim == 0) {
+#pragma omp simd
+      for (std::ptrdiff_t i = 1; i <= nx; ++i) {  // hot-loop: sweep-x
+        update(i + s * j);
+      }
+    } else {
+#pragma omp simd
+      for (std::ptrdiff_t i = 1; i <= nx; ++i) {  // hot-loop: sweep-y
+        update(i + s * j);
+      }
     }
+  }
 }
 
 void EulerBaseline::step() {
@@ -120,14 +133,18 @@ void EulerBaseline::step() {
   const double gamma = gamma_;
   double ws = 0.0;
 #pragma omp parallel for schedule(static) reduction(max : ws)
-  for (std::ptrdiff_t j = 1; j <= ny; ++j)
-    for (std::ptrdiff_t i = 1; i <= nx; ++i) {
+  for (std::ptrdiff_t j = 1; j <= ny; ++j) {
+    // One maximum per lane, folded at the end: max is exact in any order, so dt matches the
+    // solver's to the bit.
+#pragma omp simd reduction(max : ws)
+    for (std::ptrdiff_t i = 1; i <= nx; ++i) {  // hot-loop: wavespeed
       const std::ptrdiff_t k = i + s * j;
       const double p = (gamma - 1.0) * (e[k] - 0.5 * rho[k] * (u[k] * u[k] + v[k] * v[k]));
       const double c = std::sqrt(gamma * p / rho[k]);
       const double au = std::fabs(u[k]), av = std::fabs(v[k]);
       ws = std::max(ws, (au > av ? au : av) + c);
     }
+  }
   const double remaining = t_final_ - t_;
   double dt = cfl_ * h_ / ws;
   const bool last = dt >= remaining;

@@ -2,8 +2,9 @@
 // The hand-written baseline of SUITE=graph: the Euler shock-bubble step of apps/euler2d (first-
 // order FORCE, an x sweep then a y sweep, zero-gradient boundaries, dt from a max-wavespeed
 // reduction and the CFL number) in double, on structure-of-arrays fields with one padding cell,
-// parallelised with `#pragma omp parallel for`. It shares no code with the solver (only the
-// Problem, for the initial state), so agreeing with it also checks the solver.
+// rows shared out with `#pragma omp parallel for` and each row vectorised with `#pragma omp simd`
+// (the suite prints the compiler's verdict on each loop at start-up). It shares no code with the
+// solver (only the Problem, for the initial state), so agreeing with it also checks the solver.
 //
 //   tessera::bench::EulerBaseline base(euler2d::shock_bubble(config), 0.9);
 //   base.run(10);

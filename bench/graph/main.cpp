@@ -8,6 +8,7 @@
 // Exits 1 when the solver and the baseline disagree at start-up.
 #include "baseline_euler.hpp"
 #include "common/report.hpp"
+#include "hot_loops.generated.hpp"
 
 #include "euler2d/problems.hpp"
 #include "euler2d/solver.hpp"
@@ -218,6 +219,7 @@ int main(int argc, char** argv) {
   std::printf("OMP_WAIT_POLICY=%s\n", std::getenv("OMP_WAIT_POLICY"));
   std::printf("strong %zux%zu, weak %zux%zu per partition; median of %d x %d steps after one warm-up step\n", s.size,
               s.size, s.weak, s.weak, s.reps, s.steps);
+  print_hot_loops(kBaselineHotLoops, kBaselineCompiler);
   print_load("start");
   const bool agree = agreement_check();
 

@@ -6,6 +6,7 @@
 #include "kernels.hpp"
 
 #include "common/quiet_baseline_threads.hpp"
+#include "hot_loops.generated.hpp"
 
 #include <cstdio>
 #include <cstdlib>
@@ -24,6 +25,7 @@ int main(int argc, char** argv) {
               std::thread::hardware_concurrency(),
               baseline::have_openmp() ? "with OpenMP" : "WITHOUT OpenMP (serial: ratios are not meaningful)",
               wait_policy ? wait_policy : "unset", args.quick ? " (quick)" : "");
+  print_hot_loops(kBaselineHotLoops, kBaselineCompiler);
   std::printf("ratios: median over %d interleaved rounds of baseline time / tessera time (above 1: tessera faster)\n",
               s.rounds);
   report.header();

@@ -54,7 +54,7 @@ void LATTICE_BASELINE_NAME(const Fields& d, const lb::CollisionParameters& k) {
     // One pass over the populations for all ten moments.
     double rho = 0, jx = 0, jy = 0, jz = 0, mxx = 0, mxy = 0, mxz = 0, myy = 0, myz = 0, mzz = 0;
     LATTICE_SIMD(omp simd reduction(+ : rho, jx, jy, jz, mxx, mxy, mxz, myy, myz, mzz))
-    for (int p = 0; p < lb::nvel; ++p) {
+    for (int p = 0; p < lb::nvel; ++p) {  // hot-loop: moments
       rho += f[p];
       jx += f[p] * t.cx[p];
       jy += f[p] * t.cy[p];
@@ -91,7 +91,7 @@ void LATTICE_BASELINE_NAME(const Fields& d, const lb::CollisionParameters& k) {
     // Off-diagonal pairs count twice in S:q.
     const double sxy2 = 2 * m[1], sxz2 = 2 * m[2], syz2 = 2 * m[4];
     LATTICE_SIMD(omp simd)
-    for (int p = 0; p < lb::nvel; ++p) {
+    for (int p = 0; p < lb::nvel; ++p) {  // hot-loop: collide-f
       const double jc = jx * t.cx[p] + jy * t.cy[p] + jz * t.cz[p];
       const double sq = m[0] * t.q[0][p] + sxy2 * t.q[1][p] + sxz2 * t.q[2][p] + m[3] * t.q[3][p] + syz2 * t.q[4][p] +
                         m[5] * t.q[5][p];
@@ -100,7 +100,7 @@ void LATTICE_BASELINE_NAME(const Fields& d, const lb::CollisionParameters& k) {
     // The order parameter.
     double px = 0, py = 0, pz = 0;
     LATTICE_SIMD(omp simd reduction(+ : px, py, pz))
-    for (int p = 0; p < lb::nvel; ++p) {
+    for (int p = 0; p < lb::nvel; ++p) {  // hot-loop: order-moments
       px += g[p] * t.cx[p];
       py += g[p] * t.cy[p];
       pz += g[p] * t.cz[p];
@@ -113,7 +113,7 @@ void LATTICE_BASELINE_NAME(const Fields& d, const lb::CollisionParameters& k) {
       for (int b = a; b < 3; ++b, ++c) sp[c] = ph * u[a] * u[b] + (a == b ? mu : 0.0);
     const double pxy2 = 2 * sp[1], pxz2 = 2 * sp[2], pyz2 = 2 * sp[4];
     LATTICE_SIMD(omp simd)
-    for (int p = 0; p < lb::nvel; ++p) {
+    for (int p = 0; p < lb::nvel; ++p) {  // hot-loop: collide-g
       const double jc = jp[0] * t.cx[p] + jp[1] * t.cy[p] + jp[2] * t.cz[p];
       const double sq = sp[0] * t.q[0][p] + pxy2 * t.q[1][p] + pxz2 * t.q[2][p] + sp[3] * t.q[3][p] +
                         pyz2 * t.q[4][p] + sp[5] * t.q[5][p];
@@ -126,7 +126,9 @@ void LATTICE_BASELINE_NAME(const Fields& d, const lb::CollisionParameters& k) {
 void stream_triad(double* a, const double* b, const double* c, double s, std::size_t n) {
   const long m = static_cast<long>(n);
 #pragma omp parallel for simd schedule(static)
-  for (long i = 0; i < m; ++i) a[i] = b[i] + s * c[i];
+  for (long i = 0; i < m; ++i) {  // hot-loop: triad
+    a[i] = b[i] + s * c[i];
+  }
 }
 
 void first_touch(double* p, std::size_t n) {

@@ -10,6 +10,7 @@
 
 #include "common/quiet_baseline_threads.hpp"
 #include "common/report.hpp"
+#include "hot_loops.generated.hpp"
 
 #include <tessera/device/device_set.hpp>
 #include <tessera/exec.hpp>
@@ -228,7 +229,9 @@ int run_suite(int edge, int rounds, bool quick, const std::string& json) {
   LayoutFields aos(state, Layout::aos, 1);
   for (double* p : {aos.f.p, aos.g.p}) (void)p;
 
-  // The baseline's loops vectorise: its build with the vectoriser off is slower.
+  // The baseline's loops vectorise: the compiler says so, and its build with the vectoriser off
+  // is slower.
+  tessera::bench::print_hot_loops(tessera::bench::kBaselineHotLoops, tessera::bench::kBaselineCompiler);
   {
     LayoutFields scalar(state, Layout::aos, 1);
     const auto t = interleaved(rounds, {[&] { collide_sites(aos.fields(n), k); },

@@ -20,16 +20,19 @@ void jacobi_chain(double* u, double* u2, const double* f, int nx, int ny, int it
       const double* __restrict ff = f + j * w;
       double* __restrict out = u2 + j * w;
 #pragma omp simd
-      for (int i = 1; i <= nx; ++i)
+      for (int i = 1; i <= nx; ++i) {  // hot-loop: jacobi
         out[i] = ((in[i - 1] + in[i + 1]) * dx * dx + (in[i - w] + in[i + w]) * dy * dy - dx * dx * dy * dy * ff[i]) /
                  (2.0 * (dx * dx + dy * dy));
+      }
     }
 #pragma omp parallel for schedule(static)
     for (int j = 1; j <= ny; ++j) {
       const double* __restrict in = u2 + j * w;
       double* __restrict out = u + j * w;
 #pragma omp simd
-      for (int i = 1; i <= nx; ++i) out[i] = in[i];
+      for (int i = 1; i <= nx; ++i) {  // hot-loop: jacobi-copy
+        out[i] = in[i];
+      }
     }
   }
 }
@@ -44,8 +47,9 @@ void seven_point(const double* a, double* b, int n) {
       const double* __restrict in = a + k * sz + j * sy;
       double* __restrict out = b + k * sz + j * sy;
 #pragma omp simd
-      for (int i = 1; i <= n; ++i)
+      for (int i = 1; i <= n; ++i) {  // hot-loop: seven-point
         out[i] = -6.0 * in[i] + in[i + 1] + in[i - 1] + in[i + sy] + in[i - sy] + in[i + sz] + in[i - sz];
+      }
     }
 }
 
@@ -65,7 +69,9 @@ namespace loops_baseline {
 void stream_triad(double* a, const double* b, const double* c, std::size_t n, double s) {
   const std::ptrdiff_t count = std::ptrdiff_t(n);
 #pragma omp parallel for simd schedule(static)
-  for (std::ptrdiff_t i = 0; i < count; ++i) a[i] = b[i] + s * c[i];
+  for (std::ptrdiff_t i = 0; i < count; ++i) {  // hot-loop: triad
+    a[i] = b[i] + s * c[i];
+  }
 }
 
 }  // namespace loops_baseline

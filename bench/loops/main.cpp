@@ -9,6 +9,7 @@
 
 #include "common/quiet_baseline_threads.hpp"
 #include "common/report.hpp"
+#include "hot_loops.generated.hpp"
 
 #include <tessera/device/device_set.hpp>
 #include <tessera/loops.hpp>
@@ -312,6 +313,7 @@ int main(int argc, char** argv) {
               std::thread::hardware_concurrency(),
               loops_baseline::have_openmp() ? "with OpenMP" : "WITHOUT OpenMP (serial: ratios are not meaningful)",
               wait_policy ? wait_policy : "unset", args.quick ? " (quick)" : "");
+  print_hot_loops(kBaselineHotLoops, kBaselineCompiler);
   std::printf("ratios: median tessera bandwidth / median OpenMP bandwidth over %d interleaved rounds (above 1: tessera faster)\n",
               rounds);
   report.header();

@@ -39,7 +39,9 @@ void run_loop_benchmarks(Report& report, bool quick) {
   const double t_omp = median_seconds(
       [&] {
 #pragma omp parallel for schedule(static)
-        for (std::size_t i = 0; i < n; ++i) yp[i] = a * xp[i] + yp[i];
+        for (std::size_t i = 0; i < n; ++i) {  // hot-loop: saxpy
+          yp[i] = a * xp[i] + yp[i];
+        }
       },
       reps);
   report.add({"saxpy-" + std::to_string(n), "openmp", "bandwidth", bytes / t_omp / 1e9, "GB/s", "", 0, 0});
@@ -70,7 +72,9 @@ void run_loop_benchmarks(Report& report, bool quick) {
 #if defined(TESSERA_BENCH_OPENMP)
   const double omp = per_launch([&] {
 #pragma omp parallel for schedule(static)
-    for (std::size_t i = 0; i < m; ++i) z[i] += 1.0f;
+    for (std::size_t i = 0; i < m; ++i) {  // hot-loop: launch
+      z[i] += 1.0f;
+    }
   });
   report.add({"parallel_for-1024", "openmp", "launch", omp, "ns", "", 0, 0});
   report.add({"parallel_for-1024", "tessera", "launch", ours, "ns", "openmp", omp, 0});

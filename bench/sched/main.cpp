@@ -2,6 +2,7 @@
 #include "shapes.hpp"
 
 #include "common/report.hpp"
+#include "hot_loops.generated.hpp"
 
 #include <atomic>
 #include <chrono>
@@ -39,6 +40,7 @@ int main(int argc, char** argv) {
   auto args = tessera::bench::parse_args(argc, argv);
   tessera::bench::Report report("sched");
   std::printf("sched suite on %u hardware threads%s\n", std::thread::hardware_concurrency(), args.quick ? " (quick)" : "");
+  tessera::bench::print_hot_loops(tessera::bench::kBaselineHotLoops, tessera::bench::kBaselineCompiler);
   report.header();
   if (std::thread::hardware_concurrency() > 1)
     report.add({"core-to-core", "cache-line", "round-trip", core_to_core_round_trip_ns(), "ns", "", 0, 0});
