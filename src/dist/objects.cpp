@@ -502,31 +502,41 @@ void ObjectsImpl::run_object(LocalObject& object) {
       type = object.type;
     }
     std::string problem;
-    const auto start = std::chrono::steady_clock::now();
+    // The handlers are looked up under the lock and run without it: a handler takes `mutex` to
+    // send, and send_call takes the two in the other order. (handlers_ is a deque: registering
+    // more never moves the entries looked up here.)
+    std::vector<const HandlerEntry*> entries;
+    entries.reserve(run.size());
     {
       std::shared_lock lock(handlers_mutex_);
-      for (auto& m : run) {
+      for (const auto& m : run) {
         if (m.handler >= handlers_.size()) {
           problem = "handler id " + std::to_string(m.handler) + " is not registered on rank " + std::to_string(rank) +
                     " (every rank must register the same handlers in the same order)";
           break;
         }
-        auto& h = handlers_[m.handler];
+        const auto& h = handlers_[m.handler];
         if (h.type != type) {
           problem = "handler '" + h.name + "' is for another type than " + object_text(object.id);
           break;
         }
-        HandlerContext ctx(self, ObjectName{object.id}, m.sender);
-        Reader in(m.args.data, m.args.size);
-        try {
-          h.invoke(ptr, ctx, in);
-        } catch (const std::exception& e) {
-          problem = "handler '" + h.name + "' on " + object_text(object.id) + " threw: " + e.what();
-          break;
-        } catch (...) {
-          problem = "handler '" + h.name + "' on " + object_text(object.id) + " threw a non-standard exception";
-          break;
-        }
+        entries.push_back(&h);
+      }
+    }
+    const auto start = std::chrono::steady_clock::now();
+    for (std::size_t i = 0; i < entries.size(); ++i) {
+      const auto& m = run[i];
+      const auto& h = *entries[i];
+      HandlerContext ctx(self, ObjectName{object.id}, m.sender);
+      Reader in(m.args.data, m.args.size);
+      try {
+        h.invoke(ptr, ctx, in);
+      } catch (const std::exception& e) {
+        problem = "handler '" + h.name + "' on " + object_text(object.id) + " threw: " + e.what();
+        break;
+      } catch (...) {
+        problem = "handler '" + h.name + "' on " + object_text(object.id) + " threw a non-standard exception";
+        break;
       }
     }
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -199,7 +199,7 @@ class ObjectsImpl {
   void flush();
 
   std::shared_mutex handlers_mutex_;
-  std::vector<HandlerEntry> handlers_;
+  std::deque<HandlerEntry> handlers_;  // entries never move (run_object holds pointers)
   std::vector<const Objects::TypeOps*> types_;
 
   std::unordered_map<std::uint64_t, int> forward_;
