@@ -589,7 +589,7 @@ void ObjectsImpl::maybe_report() {
   flush();
 }
 
-void ObjectsImpl::coordinator_receive(const Counters& c, bool) {
+void ObjectsImpl::coordinator_receive(const Counters& c) {
   wave_sum_ += c;
   if (++reports_ < size) return;
   wave_open_ = false;
@@ -660,7 +660,7 @@ bool ObjectsImpl::poll() {
       w.put(wave_);
       emit(r, f, false);
     }
-    coordinator_receive(counters_, true);
+    coordinator_receive(counters_);
     did = true;
   }
   maybe_report();
@@ -760,7 +760,7 @@ void ObjectsImpl::process_frame(int source, Reader& in, const Batch& batch) {
       const auto epoch = in.get<std::uint64_t>();
       const auto wave = in.get<std::uint64_t>();
       const Counters c = get_counters(in);
-      if (rank == 0 && epoch == wait_epoch_ && wave == wave_ && wave_open_) coordinator_receive(c, true);
+      if (rank == 0 && epoch == wait_epoch_ && wave == wave_ && wave_open_) coordinator_receive(c);
       break;
     }
     case Kind::done: {

@@ -194,7 +194,7 @@ class ObjectsImpl {
   void install(Reader& in, const Batch& batch);
   void fail(std::string message, bool broadcast);
   void maybe_report();
-  void coordinator_receive(const Counters& c, bool idle);
+  void coordinator_receive(const Counters& c);
   bool idle() const;
   void flush();
 
@@ -226,7 +226,6 @@ class ObjectsImpl {
   bool wave_open_ = false;
   int reports_ = 0;
   Counters wave_sum_;
-  bool wave_all_idle_ = true;
   Counters previous_sum_;
   bool previous_valid_ = false;
 
