@@ -574,33 +574,29 @@ MPI_Op mpi_op(Communicator::Reduce op) {
       return MPI_MAX;
   }
 }
-}  // namespace
 
-double Communicator::all_reduce(double value, Reduce op) {
-  double result = 0;
+template <class T>
+T all_reduce_value(detail::CommunicatorImpl& impl, T value, MPI_Datatype type, MPI_Op op, const char* label) {
+  T result{};
   auto state = std::make_shared<detail::RequestState>();
-  state->label = "all_reduce of a double";
+  state->label = label;
+  state->owner = &impl;
   {
-    std::lock_guard mpi(impl_->mpi_mutex);
-    detail::check_mpi(MPI_Iallreduce(&value, &result, 1, MPI_DOUBLE, mpi_op(op), impl_->comm, &state->request), *state);
+    std::lock_guard mpi(impl.mpi_mutex);
+    detail::check_mpi(MPI_Iallreduce(&value, &result, 1, type, op, impl.comm, &state->request), *state);
   }
-  state->owner = impl_.get();
-  Request(state).wait();
+  impl.wait(*state);
   return result;
 }
 
+}  // namespace
+
+double Communicator::all_reduce(double value, Reduce op) {
+  return all_reduce_value(*impl_, value, MPI_DOUBLE, mpi_op(op), "all_reduce of a double");
+}
+
 std::int64_t Communicator::all_reduce(std::int64_t value, Reduce op) {
-  std::int64_t result = 0;
-  auto state = std::make_shared<detail::RequestState>();
-  state->label = "all_reduce of an integer";
-  {
-    std::lock_guard mpi(impl_->mpi_mutex);
-    detail::check_mpi(MPI_Iallreduce(&value, &result, 1, MPI_INT64_T, mpi_op(op), impl_->comm, &state->request),
-                      *state);
-  }
-  state->owner = impl_.get();
-  Request(state).wait();
-  return result;
+  return all_reduce_value(*impl_, value, MPI_INT64_T, mpi_op(op), "all_reduce of an integer");
 }
 
 }  // namespace tessera::dist

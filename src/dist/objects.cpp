@@ -73,6 +73,16 @@ Counters& operator+=(Counters& a, const Counters& b) {
 
 std::string object_text(std::uint64_t id) { return "object " + std::to_string(id); }
 
+// A control frame: its kind, then its fields.
+template <class... Fields>
+std::vector<std::byte> frame(Kind kind, const Fields&... fields) {
+  std::vector<std::byte> f;
+  Writer w(f);
+  w.put(kind);
+  (w.put(fields), ...);
+  return f;
+}
+
 }  // namespace
 
 static std::unique_ptr<Executor> make_node_share_executor(Communicator& c) {
@@ -197,12 +207,7 @@ void ObjectsImpl::add_object(std::uint64_t id, const Objects::TypeOps* type, voi
   if (home(id) == rank) {
     set_location(id, rank, 0, rank);
   } else {
-    std::vector<std::byte> f;
-    Writer w(f);
-    w.put(Kind::register_name);
-    w.put(id);
-    w.put(static_cast<std::int32_t>(rank));
-    emit(home(id), f);
+    emit(home(id), frame(Kind::register_name, id, static_cast<std::int32_t>(rank)));
   }
   schedule(o);
 }
@@ -267,14 +272,8 @@ void ObjectsImpl::route(std::uint64_t id, Message m) {
   } else {
     dest = home(id);
   }
-  if (m.sender != rank && m.hops == 0 && m.sender != dest) {
-    std::vector<std::byte> hint;
-    Writer w(hint);
-    w.put(Kind::hint);
-    w.put(id);
-    w.put(static_cast<std::int32_t>(dest));
-    emit(m.sender, hint);
-  }
+  if (m.sender != rank && m.hops == 0 && m.sender != dest)
+    emit(m.sender, frame(Kind::hint, id, static_cast<std::int32_t>(dest)));
   if (m.sender != rank || m.hops > 0) ++stats.forwarded;
   ++m.hops;
   emit_call(dest, id, m);
@@ -442,13 +441,7 @@ void ObjectsImpl::install(Reader& in, const Batch& batch) {
   if (home(id) == rank) {
     set_location(id, rank, moves, -1);
   } else {
-    std::vector<std::byte> f;
-    Writer w(f);
-    w.put(Kind::located);
-    w.put(id);
-    w.put(static_cast<std::int32_t>(rank));
-    w.put(moves);
-    emit(home(id), f);
+    emit(home(id), frame(Kind::located, id, static_cast<std::int32_t>(rank), moves));
   }
   schedule(o);
 }
@@ -557,12 +550,7 @@ void ObjectsImpl::fail(std::string message, bool broadcast) {
   if (broadcast) {
     error_local_ = false;
     for (int r = 0; r < size; ++r) {
-      if (r == rank) continue;
-      std::vector<std::byte> f;
-      Writer w(f);
-      w.put(Kind::abort);
-      w.put(error_);
-      emit(r, f, false);
+      if (r != rank) emit(r, frame(Kind::abort, error_), false);
     }
     flush();
   }
@@ -601,28 +589,15 @@ void ObjectsImpl::coordinator_receive(const Counters& c) {
   if (sum.calls_sent == sum.calls_done) {
     previous_valid_ = false;
     done_epoch_ = wait_epoch_;
-    for (int r = 1; r < size; ++r) {
-      std::vector<std::byte> f;
-      Writer w(f);
-      w.put(Kind::done);
-      w.put(wait_epoch_);
-      emit(r, f, false);
-    }
+    for (int r = 1; r < size; ++r) emit(r, frame(Kind::done, wait_epoch_), false);
     flush();
     waiters_.notify_all();
   } else if (sum.waiting > 0 && sum.calls_sent == sum.calls_done + sum.waiting) {
     // Quiet, and what is left waits for names nobody registered.
     previous_valid_ = false;
-    for (int r = 1; r < size; ++r) {
-      std::vector<std::byte> f;
-      Writer w(f);
-      w.put(Kind::drop_missing);
-      emit(r, f);
-    }
-    std::vector<std::byte> self_frame;
-    Writer w(self_frame);
-    w.put(Kind::drop_missing);
-    Reader in(self_frame.data(), self_frame.size());
+    const auto drop = frame(Kind::drop_missing);
+    for (int r = 1; r < size; ++r) emit(r, drop);
+    Reader in(drop.data(), drop.size());
     process_frame(rank, in, nullptr);
     flush();
   }
@@ -652,14 +627,7 @@ bool ObjectsImpl::poll() {
     wave_open_ = true;
     reports_ = 0;
     wave_sum_ = {};
-    for (int r = 1; r < size; ++r) {
-      std::vector<std::byte> f;
-      Writer w(f);
-      w.put(Kind::probe);
-      w.put(wait_epoch_);
-      w.put(wave_);
-      emit(r, f, false);
-    }
+    for (int r = 1; r < size; ++r) emit(r, frame(Kind::probe, wait_epoch_, wave_), false);
     coordinator_receive(counters_);
     did = true;
   }
@@ -701,12 +669,7 @@ void ObjectsImpl::process_frame(int source, Reader& in, const Batch& batch) {
       const auto who = in.get<std::int32_t>();
       auto d = directory_.find(id);
       if (d != directory_.end() && d->second.registered_by >= 0 && d->second.registered_by != who) {
-        std::vector<std::byte> f;
-        Writer w(f);
-        w.put(Kind::duplicate);
-        w.put(id);
-        w.put(static_cast<std::int32_t>(d->second.registered_by));
-        emit(who, f);
+        emit(who, frame(Kind::duplicate, id, static_cast<std::int32_t>(d->second.registered_by)));
       } else {
         set_location(id, who, 0, who);
       }
@@ -772,20 +735,11 @@ void ObjectsImpl::process_frame(int source, Reader& in, const Batch& batch) {
       for (auto& [id, messages] : unregistered_) {
         for (auto& m : messages) {
           ++counters_.calls_done;
+          const auto f = frame(Kind::no_such_object, id, m.handler);
           if (m.sender == rank) {
-            std::vector<std::byte> f;
-            Writer w(f);
-            w.put(Kind::no_such_object);
-            w.put(id);
-            w.put(m.handler);
             Reader self_in(f.data(), f.size());
             process_frame(rank, self_in, nullptr);
           } else {
-            std::vector<std::byte> f;
-            Writer w(f);
-            w.put(Kind::no_such_object);
-            w.put(id);
-            w.put(m.handler);
             emit(m.sender, f);
           }
         }
