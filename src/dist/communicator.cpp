@@ -526,6 +526,29 @@ Request Communicator::recv(Buffer& buffer, RowRange rows, int source, int tag) {
   }
 }
 
+namespace {
+// Channels of tessera::Ranks (distributed tensors and graphs) use tags above the user's and the
+// mobile objects' (which have a communicator of their own anyway).
+int channel_tag(std::uint64_t channel) { return (1 << 21) + static_cast<int>(channel & ((1u << 29) - 1)); }
+}  // namespace
+
+void Communicator::post_send(const void* data, std::size_t bytes, int dest, std::uint64_t channel, Done done) {
+  impl_->start_send(data, bytes, dest, channel_tag(channel), [done = std::move(done)](detail::RequestState& s) {
+    done(s.error);
+  });
+}
+
+void Communicator::post_recv(void* data, std::size_t bytes, int source, std::uint64_t channel, Done done) {
+  impl_->start_recv(data, bytes, source, channel_tag(channel), [done = std::move(done), bytes](detail::RequestState& s) {
+    if (!s.error && s.bytes != bytes)
+      done(std::make_exception_ptr(Error("tessera::dist: " + s.what() + " got " + std::to_string(s.bytes) +
+                                         " B, not the " + std::to_string(bytes) +
+                                         " B expected: the ranks disagree about a distributed tensor or graph")));
+    else
+      done(s.error);
+  });
+}
+
 Node& Communicator::send_node(NodeGraph& graph, const void* data, std::size_t bytes, int dest, int tag) {
   check_user_tag(tag);
   auto* impl = impl_.get();

@@ -14,6 +14,8 @@
 #include <string>
 #include <type_traits>
 
+#include "tessera/core/ranks.hpp"
+
 namespace tessera {
 class Buffer;
 class NodeGraph;
@@ -73,7 +75,7 @@ class Request {
 ///   std::vector<double> face(n);
 ///   if (comm.rank() == 0) comm.send(std::span<const double>(face), 1, /*tag*/ 7).wait();
 ///   if (comm.rank() == 1) comm.recv(std::span<double>(face), 0, 7).wait();
-class Communicator {
+class Communicator : public tessera::Ranks {
  public:
   /// Initialises MPI if the program has not (asking for MPI_THREAD_MULTIPLE), else joins it.
   /// Throws tessera::Error when MPI was already finalised, or was initialised with a thread level
@@ -81,12 +83,15 @@ class Communicator {
   explicit Communicator(int* argc = nullptr, char*** argv = nullptr, CommunicatorOptions options = {});
   /// Waits for this communicator's outstanding operations, stops its progress thread and, when it
   /// was the last communicator and tessera initialised MPI, finalises MPI.
-  ~Communicator();
+  ~Communicator() override;
   Communicator(const Communicator&) = delete;
   Communicator& operator=(const Communicator&) = delete;
 
-  int rank() const noexcept;
-  int size() const noexcept;
+  int rank() const noexcept override;
+  int size() const noexcept override;
+  /// tessera::Ranks: the messages of distributed tensors and graphs, on tags above the user's.
+  void post_send(const void* data, std::size_t bytes, int dest, std::uint64_t channel, Done done) override;
+  void post_recv(void* data, std::size_t bytes, int source, std::uint64_t channel, Done done) override;
   /// How many ranks share this rank's node (MPI_COMM_TYPE_SHARED): what a rank's thread pool is
   /// sized by, so ranks on one node do not take each other's cores.
   int ranks_on_node() const noexcept;

@@ -24,6 +24,7 @@
 
 #include "tessera/core/error.hpp"
 #include "tessera/core/host_device.hpp"
+#include "tessera/core/ranks.hpp"
 #include "tessera/device/device.hpp"
 #include "tessera/device/stream.hpp"
 #include "tessera/device/submit.hpp"
@@ -235,6 +236,16 @@ void reduce(Executor& executor, Tn& tensor, ReductionResult<R>& result, const Re
   for (Event& e : pending) e.synchronize();
   R total = Reducer::template identity<R>();
   for (const R& p : partials) total = reducer(total, p);
+  if constexpr (requires { tensor.ranks(); }) {
+    // A distributed tensor: every rank's total, combined in rank order (the same on every rank).
+    if (Ranks* ranks = tensor.ranks()) {
+      static_assert(std::is_trivially_copyable_v<R>, "a reduction over ranks sends its value as bytes");
+      std::vector<R> all(static_cast<std::size_t>(ranks->size()));
+      all_gather(*ranks, tensor.collective_channel(), &total, sizeof(R), all.data());
+      total = Reducer::template identity<R>();
+      for (const R& r : all) total = reducer(total, r);
+    }
+  }
   result.set(total);
 }
 

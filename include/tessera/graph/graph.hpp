@@ -19,6 +19,7 @@
 // Kernel arguments are as for tessera::for_each; a std::reference_wrapper argument
 // (std::cref(dt)) is read each time the node runs and handed to the kernel by value.
 
+#include <algorithm>
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
@@ -36,6 +37,7 @@
 
 #include "tessera/core/error.hpp"
 #include "tessera/core/host_device.hpp"
+#include "tessera/core/ranks.hpp"
 #include "tessera/exec/exec_options.hpp"
 #include "tessera/exec/for_each.hpp"
 #include "tessera/exec/reduction.hpp"
@@ -57,6 +59,15 @@ struct GraphEntry {
   std::vector<std::size_t> blocks;
   std::size_t partitioning;
 };
+/// A message completion that finishes an asynchronous node: successfully, or with the error.
+inline Ranks::Done finish_async(AsyncDone done) {
+  return [done](std::exception_ptr error) {
+    if (error)
+      done.fail(error);
+    else
+      done.complete();
+  };
+}
 }  // namespace detail
 
 /// A callable with its arguments, to be added to a Graph beside others in one call.
@@ -247,8 +258,18 @@ class Graph {
         check_padded(t.name(), t.padding(), "padded access");
         // Copies staged through the host take host holds on both blocks, and a writing hold
         // needs its rows alone (two transfers into one block may share corner rows): they run
-        // one after another, and before the source's kernel.
+        // one after another, and before the source's kernel. On a distributed tensor the packs
+        // of messages to other ranks come first and the unpacks of theirs last, so no rank's
+        // sends wait for another rank's.
         Node* staged = nullptr;
+        auto chain = [&staged](Node& n) {
+          if (staged != nullptr) staged->precede(n);
+          staged = &n;
+        };
+        // One channel for this operation's messages of this tensor, both ways.
+        std::uint64_t channel = 0;
+        if constexpr (requires { t.halo_sends(); })
+          if (t.ranks() != nullptr) add_rank_sends(t, key, channel = t.ranks()->next_channel(), out_of, chain);
         for (const auto& h : t.halo_transfers()) {
           Node& n = stage_graph().emplace([t = &t, h] { t->transfer(h); });
           Entry e{&n, {h.source, h.destination}, key};
@@ -259,11 +280,10 @@ class Graph {
           // A concurrent kernel only reads its block (staged or not); an exclusive one writes it.
           if (Stored::mode == PaddedAccess::exclusive || through_host)
             out_of[h.source].push_back(&n);
-          if (through_host) {
-            if (staged != nullptr) staged->precede(n);
-            staged = &n;
-          }
+          if (through_host) chain(n);
         }
+        if constexpr (requires { t.halo_recvs(); })
+          if (t.ranks() != nullptr) add_rank_receives(t, key, channel, into, chain);
       }
     };
     std::apply([&](auto&... s) { (add_halos(s), ...); }, stored);
@@ -329,14 +349,103 @@ class Graph {
       record(e, GraphNodeRole::reduce_partial, " [b" + std::to_string(b) + "]");
       parts.push_back(node);
     }
-    Node& final_node = stage_graph().emplace([partials, &result, reducer] {
-      R total = Reducer::template identity<R>();
-      for (const R& p : *partials) total = reducer(total, p);
-      result.set(total);
-    });
+    Node* final_ptr = nullptr;
+    if constexpr (requires { tensor.ranks(); }) {
+      if (tensor.ranks() != nullptr) final_ptr = &add_rank_reduce_final(*tensor.ranks(), partials, result, reducer);
+    }
+    if (final_ptr == nullptr)
+      final_ptr = &stage_graph().emplace([partials, &result, reducer] {
+        R total = Reducer::template identity<R>();
+        for (const R& p : *partials) total = reducer(total, p);
+        result.set(total);
+      });
+    Node& final_node = *final_ptr;
     for (Node* p : parts) p->precede(final_node);
     record(Entry{&final_node, {}, 0}, GraphNodeRole::reduce_final, " final");
     return *this;
+  }
+
+  // Distributed tensors: per neighbouring rank, a node packing the halo into a message and an
+  // asynchronous send; an asynchronous receive (posted when the pass starts) and a node
+  // unpacking it into the padding, which the destination blocks' kernels wait for.
+  template <class Tn, class Chain>
+  void add_rank_sends(Tn& t, std::size_t key, std::uint64_t channel, std::vector<std::vector<Node*>>& out_of,
+                      Chain& chain) {
+    Ranks* ranks = t.ranks();
+    for (std::size_t k = 0; k < t.halo_sends().size(); ++k) {
+      const auto& h = t.halo_sends()[k];
+      auto bytes = std::make_shared<std::vector<std::byte>>(h.sites * sizeof(typename Tn::value_type));
+      keep_alive(bytes);
+      const std::vector<std::size_t> blocks = rank_halo_blocks(h);
+      Node& pack = stage_graph().emplace([t = &t, k, out = bytes->data()] { t->pack_halo(t->halo_sends()[k], out); });
+      Entry e{&pack, blocks, key};
+      connect(e);
+      record(e, GraphNodeRole::halo, " pack for rank " + std::to_string(h.peer));
+      chain(pack);
+      for (std::size_t b : blocks) out_of[b].push_back(&pack);
+      Node& send = stage_graph().emplace_async([ranks, bytes, peer = h.peer, channel](AsyncDone done) {
+        ranks->post_send(bytes->data(), bytes->size(), peer, channel, detail::finish_async(done));
+      });
+      pack.precede(send);
+      record(Entry{&send, blocks, key}, GraphNodeRole::halo, " send to rank " + std::to_string(h.peer));
+    }
+  }
+  template <class Tn, class Chain>
+  void add_rank_receives(Tn& t, std::size_t key, std::uint64_t channel, std::vector<std::vector<Node*>>& into,
+                         Chain& chain) {
+    Ranks* ranks = t.ranks();
+    for (std::size_t k = 0; k < t.halo_recvs().size(); ++k) {
+      const auto& h = t.halo_recvs()[k];
+      auto bytes = std::make_shared<std::vector<std::byte>>(h.sites * sizeof(typename Tn::value_type));
+      keep_alive(bytes);
+      const std::vector<std::size_t> blocks = rank_halo_blocks(h);
+      Node& receive = stage_graph().emplace_async([ranks, bytes, peer = h.peer, channel](AsyncDone done) {
+        ranks->post_recv(bytes->data(), bytes->size(), peer, channel, detail::finish_async(done));
+      });
+      record(Entry{&receive, blocks, key}, GraphNodeRole::halo, " receive from rank " + std::to_string(h.peer));
+      Node& unpack = stage_graph().emplace([t = &t, k, in = bytes->data()] { t->unpack_halo(t->halo_recvs()[k], in); });
+      Entry e{&unpack, blocks, key};
+      connect(e);
+      receive.precede(unpack);
+      record(e, GraphNodeRole::halo, " unpack from rank " + std::to_string(h.peer));
+      chain(unpack);
+      for (std::size_t b : blocks) into[b].push_back(&unpack);
+    }
+  }
+  template <class H>
+  static std::vector<std::size_t> rank_halo_blocks(const H& h) {
+    std::vector<std::size_t> blocks;
+    for (const auto& box : h.boxes)
+      if (std::find(blocks.begin(), blocks.end(), box.first) == blocks.end()) blocks.push_back(box.first);
+    return blocks;
+  }
+  // The final node of a reduction over a distributed tensor: this rank's blocks combined in
+  // order, every rank's totals gathered, and combined in rank order, the same on every rank.
+  template <class R, class Reducer>
+  Node& add_rank_reduce_final(Ranks& ranks, std::shared_ptr<std::vector<R>> partials, ReductionResult<R>& result,
+                              const Reducer& reducer) {
+    static_assert(std::is_trivially_copyable_v<R>, "a reduction over ranks sends its value as bytes");
+    struct Totals {
+      R mine;
+      std::vector<R> all;
+    };
+    auto totals = std::make_shared<Totals>(Totals{Reducer::template identity<R>(),
+                                                  std::vector<R>(static_cast<std::size_t>(ranks.size()))});
+    keep_alive(totals);
+    const std::uint64_t channel = ranks.next_channel();
+    return stage_graph().emplace_async([&ranks, partials, totals, &result, reducer, channel](AsyncDone done) {
+      R mine = Reducer::template identity<R>();
+      for (const R& p : *partials) mine = reducer(mine, p);
+      totals->mine = mine;
+      post_all_gather(ranks, channel, &totals->mine, sizeof(R), totals->all.data(),
+                      [totals, &result, reducer, done](std::exception_ptr error) {
+                        if (error) return done.fail(error);
+                        R total = Reducer::template identity<R>();
+                        for (const R& r : totals->all) total = reducer(total, r);
+                        result.set(total);
+                        done.complete();
+                      });
+    });
   }
 
   NodeGraph& stage_graph();

@@ -20,6 +20,7 @@
 #include <concepts>
 #include <cstddef>
 #include <cstdint>
+#include <exception>
 #include <map>
 #include <span>
 #include <string>
@@ -128,7 +129,9 @@ CheckpointScalars read_checkpoint(const std::string& path, const CheckpointShape
 }  // namespace detail
 
 /// Writes the tensor's interior and `scalars` to `path` (replacing it). T is arithmetic or an
-/// owned Record type.
+/// owned Record type. A distributed tensor is gathered and written by rank 0, in the same format
+/// (so it restarts on any number of ranks); the call is collective and throws on every rank when
+/// rank 0 could not write.
 ///
 ///   save_checkpoint("run.ckpt", state, scalars);
 template <typename T, std::size_t D, Layout L>
@@ -136,13 +139,35 @@ void save_checkpoint(const std::string& path, const Tensor<T, D, L>& tensor, con
   // Value-initialised, so padding bytes inside a Record are zero and equal states give equal files.
   std::vector<T> dense(tensor.size().volume());
   tensor.gather_to(dense.data());
-  detail::write_checkpoint(path, detail::checkpoint_shape<T>(tensor.size()), std::as_bytes(std::span(dense)),
-                           scalars);
+  Ranks* ranks = tensor.ranks();
+  if (ranks == nullptr) {
+    detail::write_checkpoint(path, detail::checkpoint_shape<T>(tensor.size()), std::as_bytes(std::span(dense)),
+                             scalars);
+    return;
+  }
+  std::exception_ptr failure;
+  if (ranks->rank() == 0) {
+    try {
+      detail::write_checkpoint(path, detail::checkpoint_shape<T>(tensor.size()), std::as_bytes(std::span(dense)),
+                               scalars);
+    } catch (...) {
+      failure = std::current_exception();
+    }
+  }
+  // Every rank learns whether the file exists before any of them goes on (and, say, restarts).
+  const std::int64_t written = failure ? 0 : 1;
+  std::vector<std::int64_t> all(static_cast<std::size_t>(ranks->size()));
+  all_gather(*ranks, tensor.collective_channel(), &written, sizeof written, all.data());
+  if (failure) std::rethrow_exception(failure);
+  if (all[0] == 0)
+    throw Error("checkpoint '" + path + "' of distributed tensor '" + tensor.name() +
+                "': rank 0, which writes it, failed (its error says why)");
 }
 
 /// Restores the tensor's interior from `path` and returns the saved scalars. The tensor must have
 /// the sizes and element type it was saved with; its partitioning, layout and devices may differ.
 /// Padding is not saved: call load_boundary / exchange_padding after, as after any fill_from.
+/// Each rank of a distributed tensor reads the file and keeps its part.
 ///
 ///   CheckpointScalars s = load_checkpoint("run.ckpt", state);
 template <typename T, std::size_t D, Layout L>

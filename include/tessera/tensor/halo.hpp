@@ -3,6 +3,7 @@
 // performs them; graph builders turn each into a node (source read, destination write).
 
 #include <cstddef>
+#include <utility>
 #include <vector>
 
 #include "tessera/core/box.hpp"
@@ -21,6 +22,18 @@ struct HaloTransfer {
   Box<D> box{};
 
   friend bool operator==(const HaloTransfer&, const HaloTransfer&) = default;
+};
+
+/// The halo sites one rank sends to, or receives from, rank `peer` in one message of a
+/// distributed tensor: boxes (GLOBAL coordinates) of this rank's blocks, in the order both
+/// ranks list them (by destination block, then source block, each in its rank's block order).
+///
+///   for (const RankHalo<2>& h : t.halo_sends()) t.pack_halo(h, bytes);
+template <std::size_t D>
+struct RankHalo {
+  int peer = 0;
+  std::vector<std::pair<std::size_t, Box<D>>> boxes;
+  std::size_t sites = 0;
 };
 
 /// Every halo transfer between blocks with the given interiors and padding: for each destination b and each other block s, the sites of b's padded box inside s's

@@ -27,6 +27,7 @@
 #include "tessera/tensor/boundary.hpp"
 #include "tessera/tensor/halo.hpp"
 #include "tessera/tensor/partitioning.hpp"
+#include "tessera/tensor/rank_decomposition.hpp"
 #include "tessera/tensor/tensor_options.hpp"
 
 namespace tessera {
@@ -45,7 +46,9 @@ class Tensor {
 
   /// A tensor of `sizes` interior sites, split and padded as `options` says, every site
   /// (padding included) zero. Throws tessera::Error for bad sizes or options (see
-  /// make_partition_plan).
+  /// make_partition_plan). With options.ranks, construction is collective: every rank declares
+  /// the tensor the same way, in the same order, and holds only its part (local_box()); a
+  /// declaration that differs between ranks is a tessera::Error on every rank.
   ///
   ///   TensorOptions<2> o;  o.partitions = {2, 2};  o.sub_partitions = {2, 2};
   ///   Tensor<double, 2> t(memory, {1000, 1000}, o);   // 16 blocks of 250x250 on 4 partitions
@@ -59,8 +62,29 @@ class Tensor {
   Tensor(Tensor&&) noexcept = default;
   Tensor& operator=(Tensor&&) noexcept = default;
 
-  /// Global interior sizes.
+  /// Global interior sizes (of the whole tensor, over every rank).
   Extent<D> size() const { return sizes_; }
+  /// The ranks the tensor is spread over, or null when this process holds all of it.
+  Ranks* ranks() const noexcept { return options_.ranks; }
+  /// The part of the global interior this rank holds (all of it when not distributed); the
+  /// blocks cut it, so geometry(b).interior lies inside it.
+  const Box<D>& local_box() const noexcept { return local_; }
+  /// Ranks per dimension (all 1 when not distributed).
+  Extent<D> rank_grid() const {
+    Extent<D> e = Extent<D>::filled(1);
+    for (std::size_t d = 0; d < D && !decomposition_.grid.empty(); ++d) e.sizes[d] = decomposition_.grid[d];
+    return e;
+  }
+  /// The interior box rank `r` holds.
+  Box<D> rank_box(int r) const {
+    if (decomposition_.grid.empty()) return Box<D>(sizes_);
+    Box<D> box;
+    for (std::size_t d = 0; d < D; ++d) {
+      box.lo.coords[d] = decomposition_.lo(static_cast<std::size_t>(r), d);
+      box.hi.coords[d] = decomposition_.hi(static_cast<std::size_t>(r), d);
+    }
+    return box;
+  }
   Index<D> padding() const { return options_.padding; }
   std::size_t num_blocks() const { return geometry_.size(); }
   /// Block b's geometry; its interior is in GLOBAL coordinates.
@@ -87,12 +111,13 @@ class Tensor {
   /// tessera::Error when `i` is beyond the padding.
   ///
   ///   std::size_t b = t.block_of({-1, 5});   // a block of the left edge
+  /// On a distributed tensor, `i` must lie in this rank's part or its padding.
   std::size_t block_of(const Index<D>& i) const {
     std::size_t g[D];
     for (std::size_t d = 0; d < D; ++d) {
-      const std::int64_t n = static_cast<std::int64_t>(sizes_.sizes[d]), p = options_.padding.coords[d];
-      if (i.coords[d] < -p || i.coords[d] >= n + p) throw out_of_range(i, d);
-      g[d] = plan_.locate(d, i.coords[d]);
+      const std::int64_t p = options_.padding.coords[d];
+      if (i.coords[d] < local_.lo.coords[d] - p || i.coords[d] >= local_.hi.coords[d] + p) throw out_of_range(i, d);
+      g[d] = plan_.locate(d, i.coords[d] - local_.lo.coords[d]);
     }
     return plan_.block_number(g);
   }
@@ -126,11 +151,13 @@ class Tensor {
     buffers_[b].release(Access::read_write, {row, row + 1});
   }
 
-  /// Copies a dense host array of size().volume() values (x fastest) into the interior.
+  /// Copies a dense host array of size().volume() values (x fastest) into the interior (on a
+  /// distributed tensor, each rank the part it holds).
   ///
   ///   std::vector<float> init(t.size().volume(), 1.0f);  t.fill_from(init.data());
   void fill_from(const T* dense);
-  /// Copies the interior into a dense host array of size().volume() values (x fastest).
+  /// Copies the interior into a dense host array of size().volume() values (x fastest). On a
+  /// distributed tensor it is collective: every rank gets the whole tensor.
   ///
   ///   std::vector<float> out(t.size().volume());  t.gather_to(out.data());
   void gather_to(T* dense) const;
@@ -141,7 +168,8 @@ class Tensor {
 
   /// New interior sizes, with the same options; the sites inside both the old and the new
   /// interior keep their values, every other site (padding included) is zero. Throws
-  /// tessera::Error as the constructor does (and then leaves the tensor unchanged).
+  /// tessera::Error as the constructor does (and then leaves the tensor unchanged), and for a
+  /// distributed tensor (declare a new one).
   ///
   ///   t.resize({2000, 1000});
   void resize(Extent<D> sizes);
@@ -172,7 +200,8 @@ class Tensor {
   }
   /// Fills each block's inner padding (facing another block: faces, edges, corners) from the
   /// neighbouring blocks' interiors. Whole-row halos between two device blocks are copied on
-  /// the devices; the rest is staged through the host.
+  /// the devices; the rest is staged through the host. On a distributed tensor it is
+  /// collective, and padding facing another rank's blocks arrives in one message per rank.
   ///
   ///   t.exchange_padding();
   void exchange_padding();
@@ -185,6 +214,18 @@ class Tensor {
   /// than through host requests of the source and destination blocks.
   bool copies_on_devices(const HaloTransfer<D>& h) const;
 
+  /// Distributed tensors: the messages exchange_padding (and a Graph's padded access) sends to
+  /// and receives from other ranks, one per neighbouring rank.
+  const std::vector<RankHalo<D>>& halo_sends() const noexcept { return halo_sends_; }
+  const std::vector<RankHalo<D>>& halo_recvs() const noexcept { return halo_recvs_; }
+  /// Writes h's sites, box by box and x fastest, as owned T into `out` (h.sites * sizeof(T)
+  /// bytes), reading only the rows involved from wherever the blocks live.
+  void pack_halo(const RankHalo<D>& h, std::byte* out) const;
+  /// Writes h's sites from `in` (as pack_halo wrote them) into this rank's padding.
+  void unpack_halo(const RankHalo<D>& h, const std::byte* in);
+  /// A channel of ranks() for this tensor's collectives (gather_to, reductions).
+  std::uint64_t collective_channel() const noexcept { return collective_channel_; }
+
   /// The row of block b that holds global site i.
   std::size_t row_of(std::size_t b, const Index<D>& i) const {
     return static_cast<std::size_t>(geometry_[b].row_of(i - geometry_[b].interior.lo));
@@ -195,6 +236,11 @@ class Tensor {
   Error out_of_range(const Index<D>& i, std::size_t d) const;
   void transfer_on_devices(const HaloTransfer<D>& h);
   void transfer_through_host(const HaloTransfer<D>& h);
+  void check_declaration(const Extent<D>& sizes);
+  void plan_rank_halos(const PartitionRequest& request);
+  void exchange_rank_halos();
+  void gather_other_ranks(T* dense) const;
+  std::vector<Box<D>> block_interiors(const PartitionRequest& request, const Box<D>& part) const;
 
   MemoryManager* memory_;
   TensorOptions<D> options_;
@@ -202,6 +248,10 @@ class Tensor {
   PartitionPlan plan_;
   std::vector<BlockGeometry<D>> geometry_;
   mutable std::vector<Buffer> buffers_;  // handles: a const tensor still hands out its blocks
+  Box<D> local_{};
+  RankDecomposition decomposition_;  // empty grid: not distributed
+  std::vector<RankHalo<D>> halo_sends_, halo_recvs_;
+  std::uint64_t halo_channel_ = 0, collective_channel_ = 0;
 };
 
 }  // namespace tessera
@@ -210,3 +260,4 @@ class Tensor {
 #include "tessera/tensor/detail/tensor_build.hpp"
 #include "tessera/tensor/detail/tensor_boundary.hpp"
 #include "tessera/tensor/detail/tensor_halo.hpp"
+#include "tessera/tensor/detail/tensor_ranks.hpp"

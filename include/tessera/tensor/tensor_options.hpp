@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "tessera/core/index.hpp"
+#include "tessera/core/ranks.hpp"
 
 namespace tessera {
 
@@ -31,6 +32,13 @@ struct TensorOptions {
   std::vector<std::size_t> spaces{};
   /// Names the tensor in errors, buffers ("<name>[b]") and traces.
   std::string name = "tensor";
+  /// The ranks the tensor is spread over (a tessera::dist::Communicator); null: this process
+  /// holds all of it. Each rank then holds one part of the global interior, cut into
+  /// partitions and sub-partitions as above; the Ranks must outlive the tensor.
+  Ranks* ranks = nullptr;
+  /// Ranks per dimension (product: the number of ranks); all zero: the grid with the fewest
+  /// halo sites (see rank_decomposition.hpp).
+  Extent<D> rank_grid = Extent<D>::filled(0);
 
   /// The same padding in every dimension: `TensorOptions<3>{}.with_padding(2)`.
   TensorOptions& with_padding(std::int64_t width) {
@@ -39,6 +47,11 @@ struct TensorOptions {
   }
   TensorOptions& named(std::string n) {
     name = std::move(n);
+    return *this;
+  }
+  /// Spreads the tensor over `r`'s ranks: `TensorOptions<2>{}.with_padding(1).over(comm)`.
+  TensorOptions& over(Ranks& r) {
+    ranks = &r;
     return *this;
   }
 };

@@ -13,10 +13,38 @@ namespace tessera {
 
 template <typename T, std::size_t D, Layout L>
 void Tensor<T, D, L>::build(const Extent<D>& sizes) {
+  // A distributed tensor first checks that every rank declared it alike: after that, every
+  // rank validates the same options and fails, or not, together (none is left waiting).
+  if (options_.ranks) check_declaration(sizes);
+  Box<D> local(sizes);
+  RankDecomposition decomposition;
+  Extent<D> local_sizes = sizes;
+  if (options_.ranks) {
+    // Validate sizes first (a zero or negative size would make the rank arithmetic meaningless).
+    PartitionRequest whole;
+    whole.name = &options_.name;
+    whole.dims = D;
+    whole.sizes = sizes.sizes;
+    whole.partitions = options_.partitions.sizes;
+    whole.sub_partitions = options_.sub_partitions.sizes;
+    whole.padding = options_.padding.coords;
+    whole.spaces = options_.spaces;
+    whole.num_spaces = memory_->num_spaces();
+    (void)make_partition_plan(whole);
+    std::size_t blocks[D];
+    for (std::size_t d = 0; d < D; ++d) blocks[d] = options_.partitions.sizes[d] * options_.sub_partitions.sizes[d];
+    decomposition = make_rank_decomposition(options_.name, D, sizes.sizes, options_.rank_grid.sizes,
+                                            static_cast<std::size_t>(options_.ranks->size()), blocks);
+    for (std::size_t d = 0; d < D; ++d) {
+      local.lo.coords[d] = decomposition.lo(static_cast<std::size_t>(options_.ranks->rank()), d);
+      local.hi.coords[d] = decomposition.hi(static_cast<std::size_t>(options_.ranks->rank()), d);
+      local_sizes.sizes[d] = static_cast<std::size_t>(local.hi.coords[d] - local.lo.coords[d]);
+    }
+  }
   PartitionRequest request;
   request.name = &options_.name;
   request.dims = D;
-  request.sizes = sizes.sizes;
+  request.sizes = local_sizes.sizes;
   request.partitions = options_.partitions.sizes;
   request.sub_partitions = options_.sub_partitions.sizes;
   request.padding = options_.padding.coords;
@@ -30,8 +58,8 @@ void Tensor<T, D, L>::build(const Extent<D>& sizes) {
     Box<D> interior;
     for (std::size_t d = 0; d < D; ++d) {
       const std::size_t g = plan.grid_coord(b, d);
-      interior.lo.coords[d] = plan.cuts[d][g];
-      interior.hi.coords[d] = plan.cuts[d][g + 1];
+      interior.lo.coords[d] = local.lo.coords[d] + plan.cuts[d][g];
+      interior.hi.coords[d] = local.lo.coords[d] + plan.cuts[d][g + 1];
     }
     geometry.push_back(make_block_geometry<T, L>(interior, options_.padding));
     buffers.emplace_back(*memory_, geometry.back().rows(), geometry.back().row_bytes,
@@ -45,11 +73,25 @@ void Tensor<T, D, L>::build(const Extent<D>& sizes) {
   plan_ = std::move(plan);
   geometry_ = std::move(geometry);
   buffers_ = std::move(buffers);
+  local_ = local;
+  decomposition_ = std::move(decomposition);
+  if (options_.ranks) {
+    plan_rank_halos(request);
+    halo_channel_ = options_.ranks->next_channel();
+    collective_channel_ = options_.ranks->next_channel();
+  }
 }
 
 template <typename T, std::size_t D, Layout L>
 Error Tensor<T, D, L>::out_of_range(const Index<D>& i, std::size_t d) const {
   std::ostringstream os;
+  if (options_.ranks && i.coords[d] >= -options_.padding.coords[d] &&
+      i.coords[d] < static_cast<std::int64_t>(sizes_.sizes[d]) + options_.padding.coords[d]) {
+    os << "tensor '" << options_.name << "': index " << i << " is held by another rank: rank "
+       << options_.ranks->rank() << " holds " << local_.lo << " .. " << local_.hi << " (exclusive) and its padding (" << options_.padding.coords[d]
+       << " in dimension " << d << "); reach other ranks' sites through gather_to, or pass an index of this rank's part";
+    return Error(os.str());
+  }
   os << "tensor '" << options_.name << "': index " << i << " is outside the tensor in dimension " << d
      << " (sizes " << sizes_ << ", padding " << options_.padding.coords[d] << ", so valid indices are "
      << -options_.padding.coords[d] << " .. " << static_cast<std::int64_t>(sizes_.sizes[d]) + options_.padding.coords[d] - 1
@@ -70,12 +112,15 @@ void Tensor<T, D, L>::fill_from(const T* dense) {
 
 template <typename T, std::size_t D, Layout L>
 void Tensor<T, D, L>::gather_to(T* dense) const {
-  const HostAccess<T, D, L> h(*this, Access::read);
-  for (std::size_t b = 0; b < num_blocks(); ++b) {
-    const BlockView<T, D, L> v = h.block(b);
-    const Box<D>& in = geometry_[b].interior;
-    for_each_index(in, [&](const Index<D>& i) { dense[sizes_.linear(i)] = T(v.at(i - in.lo)); });
+  {
+    const HostAccess<T, D, L> h(*this, Access::read);
+    for (std::size_t b = 0; b < num_blocks(); ++b) {
+      const BlockView<T, D, L> v = h.block(b);
+      const Box<D>& in = geometry_[b].interior;
+      for_each_index(in, [&](const Index<D>& i) { dense[sizes_.linear(i)] = T(v.at(i - in.lo)); });
+    }
   }
+  if (options_.ranks) gather_other_ranks(dense);
 }
 
 template <typename T, std::size_t D, Layout L>
@@ -90,6 +135,9 @@ void Tensor<T, D, L>::fill(const T& value) {
 
 template <typename T, std::size_t D, Layout L>
 void Tensor<T, D, L>::resize(Extent<D> sizes) {
+  if (options_.ranks)
+    throw Error("tensor '" + options_.name + "': resize of a tensor distributed over ranks; declare a new " +
+                "tensor of the new sizes on every rank and copy what you keep");
   Tensor fresh(*memory_, sizes, options_);  // validates first: on error *this is untouched
   {
     const HostAccess<T, D, L> from(*this, Access::read);

@@ -15,6 +15,7 @@ namespace tessera {
 template <typename T, std::size_t D, Layout L>
 void Tensor<T, D, L>::exchange_padding() {
   for (const HaloTransfer<D>& h : halo_transfers()) transfer(h);
+  if (options_.ranks) exchange_rank_halos();
 }
 
 template <typename T, std::size_t D, Layout L>

@@ -1,0 +1,172 @@
+#pragma once
+// Internal: the parts of Tensor that spread it over ranks: the collective check of its
+// declaration, which halo sites each pair of neighbouring ranks exchange, packing them into one
+// message per rank, and the collective gather.
+
+#include <cstring>
+#include <type_traits>
+#include <typeinfo>
+#include <vector>
+
+#include "tessera/tensor/detail/host_sites.hpp"
+#include "tessera/tensor/tensor.hpp"
+
+namespace tessera {
+
+template <typename T, std::size_t D, Layout L>
+void Tensor<T, D, L>::check_declaration(const Extent<D>& sizes) {
+  static_assert(D <= TensorDeclaration::max_dims, "distributed tensors have at most 8 dimensions");
+  static_assert(std::is_trivially_copyable_v<T>, "a distributed tensor's elements travel as bytes between ranks");
+  TensorDeclaration mine;
+  mine.dims = static_cast<std::int64_t>(D);
+  mine.element_bytes = static_cast<std::int64_t>(sizeof(T));
+  mine.name_hash = declaration_hash(options_.name);
+  mine.type_hash = declaration_hash(std::string(typeid(T).name()) + "/" + typeid(L).name());
+  for (std::size_t d = 0; d < D; ++d) {
+    mine.sizes[d] = static_cast<std::int64_t>(sizes.sizes[d]);
+    mine.padding[d] = options_.padding.coords[d];
+    mine.partitions[d] = static_cast<std::int64_t>(options_.partitions.sizes[d]);
+    mine.sub_partitions[d] = static_cast<std::int64_t>(options_.sub_partitions.sizes[d]);
+    mine.rank_grid[d] = static_cast<std::int64_t>(options_.rank_grid.sizes[d]);
+  }
+  check_same_declaration(*options_.ranks, options_.name, mine);
+}
+
+template <typename T, std::size_t D, Layout L>
+std::vector<Box<D>> Tensor<T, D, L>::block_interiors(const PartitionRequest& request, const Box<D>& part) const {
+  // Another rank's blocks: its part cut by the same rule (its memory spaces do not matter here).
+  PartitionRequest r = request;
+  Extent<D> sizes = part.extent();
+  r.sizes = sizes.sizes;
+  r.spaces.clear();
+  const PartitionPlan plan = make_partition_plan(r);
+  std::vector<Box<D>> out;
+  for (std::size_t b = 0; b < plan.num_blocks(); ++b) {
+    Box<D> interior;
+    for (std::size_t d = 0; d < D; ++d) {
+      const std::size_t g = plan.grid_coord(b, d);
+      interior.lo.coords[d] = part.lo.coords[d] + plan.cuts[d][g];
+      interior.hi.coords[d] = part.lo.coords[d] + plan.cuts[d][g + 1];
+    }
+    out.push_back(interior);
+  }
+  return out;
+}
+
+template <typename T, std::size_t D, Layout L>
+void Tensor<T, D, L>::plan_rank_halos(const PartitionRequest& request) {
+  const int me = options_.ranks->rank(), n = options_.ranks->size();
+  const Index<D> pad = options_.padding;
+  halo_sends_.clear();
+  halo_recvs_.clear();
+  for (int q = 0; q < n; ++q) {
+    if (q == me) continue;
+    const Box<D> theirs = rank_box(q);
+    if (theirs.grown(pad).intersect(local_).empty() && local_.grown(pad).intersect(theirs).empty()) continue;
+    const std::vector<Box<D>> their_blocks = block_interiors(request, theirs);
+    // Both ranks list a message's boxes by destination block, then source block.
+    RankHalo<D> in{q, {}, 0}, out{q, {}, 0};
+    for (std::size_t b = 0; b < geometry_.size(); ++b)
+      for (const Box<D>& s : their_blocks) {
+        const Box<D> box = geometry_[b].interior.grown(pad).intersect(s);
+        if (!box.empty()) in.boxes.emplace_back(b, box), in.sites += box.volume();
+      }
+    for (const Box<D>& t : their_blocks)
+      for (std::size_t b = 0; b < geometry_.size(); ++b) {
+        const Box<D> box = t.grown(pad).intersect(geometry_[b].interior);
+        if (!box.empty()) out.boxes.emplace_back(b, box), out.sites += box.volume();
+      }
+    if (!in.boxes.empty()) halo_recvs_.push_back(std::move(in));
+    if (!out.boxes.empty()) halo_sends_.push_back(std::move(out));
+  }
+}
+
+namespace detail {
+/// The rows of block b that the sites of `box` lie in (rows are ordered like the coordinates
+/// above x, so the box's first and last sites bound them).
+template <typename T, std::size_t D, Layout L>
+RowRange rows_of_box(const Tensor<T, D, L>& t, std::size_t b, const Box<D>& box) {
+  Index<D> last = box.hi;
+  for (std::size_t d = 0; d < D; ++d) last.coords[d] -= 1;
+  return RowRange{t.row_of(b, box.lo), t.row_of(b, last) + 1};
+}
+}  // namespace detail
+
+template <typename T, std::size_t D, Layout L>
+void Tensor<T, D, L>::pack_halo(const RankHalo<D>& h, std::byte* out) const {
+  for (const auto& [b, box] : h.boxes) {
+    const detail::HostHold hold(buffers_[b], Access::read, detail::rows_of_box(*this, b, box));
+    const BlockView<T, D, L> v{hold.base(), geometry_[b]};
+    const Index<D> lo = geometry_[b].interior.lo;
+    for_each_index(box, [&](const Index<D>& i) {
+      const T value = T(v.at(i - lo));
+      std::memcpy(out, &value, sizeof(T));
+      out += sizeof(T);
+    });
+  }
+}
+
+template <typename T, std::size_t D, Layout L>
+void Tensor<T, D, L>::unpack_halo(const RankHalo<D>& h, const std::byte* in) {
+  for (const auto& [b, box] : h.boxes) {
+    // The box is padding, never whole rows of the block: the rest of each row is read in.
+    const detail::HostHold hold(buffers_[b], Access::read_write, detail::rows_of_box(*this, b, box));
+    const BlockView<T, D, L> v{hold.base(), geometry_[b]};
+    const Index<D> lo = geometry_[b].interior.lo;
+    for_each_index(box, [&](const Index<D>& i) {
+      T value;
+      std::memcpy(&value, in, sizeof(T));
+      in += sizeof(T);
+      v.at(i - lo) = value;
+    });
+  }
+}
+
+template <typename T, std::size_t D, Layout L>
+void Tensor<T, D, L>::exchange_rank_halos() {
+  Ranks& ranks = *options_.ranks;
+  std::vector<std::vector<std::byte>> in(halo_recvs_.size()), out(halo_sends_.size());
+  const std::size_t receives = halo_recvs_.size();
+  wait_for_messages(receives + halo_sends_.size(), [&](Ranks::Done done, std::size_t k) {
+    if (k < receives) {
+      in[k].resize(halo_recvs_[k].sites * sizeof(T));
+      ranks.post_recv(in[k].data(), in[k].size(), halo_recvs_[k].peer, halo_channel_, std::move(done));
+    } else {
+      const RankHalo<D>& h = halo_sends_[k - receives];
+      out[k - receives].resize(h.sites * sizeof(T));
+      pack_halo(h, out[k - receives].data());
+      ranks.post_send(out[k - receives].data(), out[k - receives].size(), h.peer, halo_channel_, std::move(done));
+    }
+  });
+  for (std::size_t k = 0; k < receives; ++k) unpack_halo(halo_recvs_[k], in[k].data());
+}
+
+template <typename T, std::size_t D, Layout L>
+void Tensor<T, D, L>::gather_other_ranks(T* dense) const {
+  Ranks& ranks = *options_.ranks;
+  const int me = ranks.rank(), n = ranks.size();
+  if (n == 1) return;
+  // This rank's interior, in the order of its part's sites (x fastest), once for every rank.
+  const Box<D> mine = local_;
+  std::vector<T> packed;
+  packed.reserve(mine.volume());
+  for_each_index(mine, [&](const Index<D>& i) { packed.push_back(dense[sizes_.linear(i)]); });
+  std::vector<std::vector<T>> theirs(static_cast<std::size_t>(n));
+  wait_for_messages(2 * static_cast<std::size_t>(n - 1), [&](Ranks::Done done, std::size_t k) {
+    const int peer = static_cast<int>(k / 2) >= me ? static_cast<int>(k / 2) + 1 : static_cast<int>(k / 2);
+    if (k % 2 == 0) {
+      std::vector<T>& into = theirs[static_cast<std::size_t>(peer)];
+      into.resize(rank_box(peer).volume());
+      ranks.post_recv(into.data(), into.size() * sizeof(T), peer, collective_channel_, std::move(done));
+    } else {
+      ranks.post_send(packed.data(), packed.size() * sizeof(T), peer, collective_channel_, std::move(done));
+    }
+  });
+  for (int q = 0; q < n; ++q) {
+    if (q == me) continue;
+    const T* from = theirs[static_cast<std::size_t>(q)].data();
+    for_each_index(rank_box(q), [&](const Index<D>& i) { dense[sizes_.linear(i)] = *from++; });
+  }
+}
+
+}  // namespace tessera
