@@ -161,6 +161,7 @@ std::string difference(const TensorDeclaration& a, const TensorDeclaration& b) {
   field("partitions", a.partitions, b.partitions);
   field("sub-partitions", a.sub_partitions, b.sub_partitions);
   field("rank_grid", a.rank_grid, b.rank_grid);
+  field("periodic", a.periodic, b.periodic);
   std::string out;
   for (std::size_t i = 0; i < parts.size(); ++i) out += (i ? ", " : "") + parts[i];
   return out;

@@ -16,6 +16,7 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cstdio>
 #include <filesystem>
 #include <string>
@@ -78,25 +79,29 @@ TEST(DistTensor, DecompositionCutsTheFewestHaloSites) {
 // inside the domain, the loader's outside.
 template <typename L, std::size_t D>
 void check_exchange(const tessera::Extent<D>& sizes, const tessera::Index<D>& padding, const tessera::Extent<D>& sub,
-                    const char* devices) {
+                    const char* devices, std::array<bool, D> periodic = {}) {
   auto& comm = test_comm();
   tessera::DeviceSet set = tessera::DeviceSet::select(devices);
   tessera::MemoryManager memory(set);
   tessera::TensorOptions<D> o;
   o.padding = padding;
   o.sub_partitions = sub;
+  o.periodic = periodic;
   o.named("field");
   const std::vector<double> dense = dense_values(sizes);
   tessera::Tensor<double, D, L> single(memory, sizes, o);
   single.fill_from(dense.data());
   single.exchange_padding();
-  single.load_boundary(tessera::ZeroGradient{});
+  // A periodic tensor's padding is all halo; the others get a loader's values at the edges.
+  bool any_periodic = false;
+  for (bool p : periodic) any_periodic |= p;
+  if (!any_periodic) single.load_boundary(tessera::ZeroGradient{});
   o.over(comm);
   tessera::Tensor<double, D, L> spread(memory, sizes, o);
   EXPECT_EQ(spread.size(), sizes);
   spread.fill_from(dense.data());
   spread.exchange_padding();
-  spread.load_boundary(tessera::ZeroGradient{});
+  if (!any_periodic) spread.load_boundary(tessera::ZeroGradient{});
   const tessera::Box<D> domain(sizes);
   auto ref = single.host(tessera::Access::read);
   auto mine = spread.host(tessera::Access::read);
@@ -106,8 +111,17 @@ void check_exchange(const tessera::Extent<D>& sizes, const tessera::Index<D>& pa
     EXPECT_TRUE(spread.local_box().intersect(g.interior) == g.interior);
     tessera::for_each_index(g.interior.grown(padding), [&](const tessera::Index<D>& i) {
       const double got = mine.block(b).at(i - g.interior.lo);
-      if (domain.contains(i)) {
-        ASSERT_EQ(got, site_value(i)) << "block " << b << " site " << i << " on rank " << comm.rank();
+      tessera::Index<D> wrapped = i;  // where a periodic dimension's padding comes from
+      for (std::size_t d = 0; d < D; ++d) {
+        const auto n = static_cast<std::int64_t>(sizes.sizes[d]);
+        if (periodic[d]) wrapped.coords[d] = (i.coords[d] % n + n) % n;
+      }
+      if (domain.contains(wrapped)) {
+        ASSERT_EQ(got, site_value(wrapped)) << "block " << b << " site " << i << " on rank " << comm.rank();
+        // One process wraps the same way (its edge block's padding holds the site too).
+        if (!domain.contains(i)) {
+          ASSERT_EQ(static_cast<double>(ref.at(i)), site_value(wrapped)) << "site " << i;
+        }
       } else {
         // The outer padding: the loader's value, as one process loads it (corners beside
         // another rank's part come from the halo that arrived first).
@@ -136,6 +150,13 @@ TEST(DistTensor, HaloExchangeMatchesOneProcess2D) {
 TEST(DistTensor, HaloExchangeMatchesOneProcess3D) {
   check_exchange<tessera::Contiguous, 3>({17, 13, 19}, {1, 1, 1}, {1, 1, 1}, "host");
   check_exchange<tessera::Strided, 3>({16, 12, 20}, {2, 1, 1}, {1, 2, 1}, "host");
+}
+
+TEST(DistTensor, PeriodicHalosWrapAcrossRanks) {
+  check_exchange<tessera::Contiguous, 2>({37, 29}, {1, 1}, {1, 1}, "host", {true, true});
+  check_exchange<tessera::Strided, 2>({30, 31}, {2, 2}, {2, 1}, "host", {false, true});
+  check_exchange<tessera::Contiguous, 3>({14, 12, 13}, {1, 1, 1}, {1, 1, 2}, "host", {true, true, true});
+  check_exchange<tessera::Strided, 2>({33, 41}, {1, 1}, {1, 2}, "sim:2:64MiB", {true, true});
 }
 
 TEST(DistTensor, HaloExchangeThroughSimDevices) {
@@ -366,4 +387,8 @@ TEST(DistTensor, PeriodicAcrossRanksIsRefused) {
   EXPECT_NO_THROW(t.load_boundary(tessera::Periodic{}, tessera::Face{0, tessera::Side::low}));
   EXPECT_NE(error_of([&] { t.load_boundary(tessera::Periodic{}); }).find("a Periodic boundary in dimension 1"),
             std::string::npos);
+  // Declared periodic, the halo exchange wraps instead (PeriodicHalosWrapAcrossRanks).
+  o.periodic = {true, true};
+  tessera::Tensor<double, 2> wraps(memory, {16, 16}, o);
+  EXPECT_NO_THROW(wraps.load_boundary(tessera::Periodic{}));
 }

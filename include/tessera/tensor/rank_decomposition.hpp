@@ -52,7 +52,7 @@ struct TensorDeclaration {
   static constexpr std::size_t max_dims = 8;
   std::int64_t dims = 0, element_bytes = 0, name_hash = 0, type_hash = 0;
   std::int64_t sizes[max_dims] = {}, padding[max_dims] = {}, partitions[max_dims] = {}, sub_partitions[max_dims] = {},
-               rank_grid[max_dims] = {};
+               rank_grid[max_dims] = {}, periodic[max_dims] = {};
 };
 
 /// Collective over `ranks`: throws tessera::Error on every rank unless every rank declared the

@@ -196,7 +196,7 @@ class Tensor {
   std::vector<HaloTransfer<D>> halo_transfers() const {
     std::vector<Box<D>> interiors;
     for (const BlockGeometry<D>& g : geometry_) interiors.push_back(g.interior);
-    return tessera::halo_transfers(interiors, options_.padding);
+    return tessera::halo_transfers(interiors, options_.padding, sizes_, options_.periodic);
   }
   /// Fills each block's inner padding (facing another block: faces, edges, corners) from the
   /// neighbouring blocks' interiors. Whole-row halos between two device blocks are copied on

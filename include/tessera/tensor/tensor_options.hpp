@@ -2,6 +2,7 @@
 // TensorOptions<D>: how a Tensor is split over devices (partitions), within each device
 // (sub-partitions), how much padding each block carries, where partitions live, and its name.
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -39,6 +40,10 @@ struct TensorOptions {
   /// Ranks per dimension (product: the number of ranks); all zero: the grid with the fewest
   /// halo sites (see rank_decomposition.hpp).
   Extent<D> rank_grid = Extent<D>::filled(0);
+  /// Dimensions along which the domain wraps: the halo exchange (exchange_padding, padded
+  /// access in a Graph) also fills the padding at the domain's edges from the opposite side,
+  /// between blocks, devices and ranks alike.
+  std::array<bool, D> periodic{};
 
   /// The same padding in every dimension: `TensorOptions<3>{}.with_padding(2)`.
   TensorOptions& with_padding(std::int64_t width) {

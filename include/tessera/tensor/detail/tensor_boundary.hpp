@@ -35,11 +35,13 @@ void Tensor<T, D, L>::load_boundary(const B& loader, Face face) {
   const std::int64_t p = options_.padding.coords[d];
   if (p == 0) return;
   if constexpr (std::is_same_v<B, Periodic>) {
+    // Declared periodic, the halo exchange fills this padding from the other ranks.
+    if (options_.ranks && decomposition_.grid[d] > 1 && options_.periodic[d]) return;
     if (options_.ranks && decomposition_.grid[d] > 1)
       throw Error("tensor '" + options_.name + "': a Periodic boundary in dimension " + std::to_string(d) +
                   " of a tensor cut over " + std::to_string(decomposition_.grid[d]) +
-                  " ranks along it: the wrapped sites live on other ranks; give that dimension one rank " +
-                  "(TensorOptions::rank_grid) or load the padding with another boundary");
+                  " ranks along it: the wrapped sites live on other ranks; declare the tensor periodic in it " +
+                  "(TensorOptions::periodic), so the halo exchange wraps, or give that dimension one rank");
   }
   const std::int64_t n = static_cast<std::int64_t>(sizes_.sizes[d]);
 

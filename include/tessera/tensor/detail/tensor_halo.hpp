@@ -20,7 +20,8 @@ void Tensor<T, D, L>::exchange_padding() {
 
 template <typename T, std::size_t D, Layout L>
 void Tensor<T, D, L>::transfer(const HaloTransfer<D>& h) {
-  if (h.source >= num_blocks() || h.destination >= num_blocks() || h.source == h.destination)
+  if (h.source >= num_blocks() || h.destination >= num_blocks() ||
+      (h.source == h.destination && h.shift == Index<D>{}))
     throw Error("tensor '" + options_.name + "': halo transfer from block " + std::to_string(h.source) + " to block " +
                 std::to_string(h.destination) + " is not between two blocks of its " + std::to_string(num_blocks()) +
                 "; pass a transfer from halo_transfers()");
@@ -32,12 +33,15 @@ void Tensor<T, D, L>::transfer(const HaloTransfer<D>& h) {
 
 template <typename T, std::size_t D, Layout L>
 bool Tensor<T, D, L>::copies_on_devices(const HaloTransfer<D>& h) const {
-  if (D == 1 || space(h.source) == 0 || space(h.destination) == 0) return false;
+  if (D == 1 || space(h.source) == 0 || space(h.destination) == 0 || h.shift.coords[0] != 0 ||
+      h.source == h.destination)
+    return false;
   // Whole rows: the box spans the padded x range of both blocks, or the whole domain along x
   // (both blocks are alone along x, so the rest of each padded row is outer padding, which the
   // copy then carries too: the values a global view of the source row has there).
   const std::size_t ends[2] = {h.source, h.destination};
   for (std::size_t b : ends) {
+    // (A shift along y or z moves rows, not the sites within them: x is the same at both ends.)
     const BlockGeometry<D>& g = geometry_[b];
     const bool padded_row = h.box.lo.coords[0] == g.interior.lo.coords[0] - g.padding.coords[0] &&
                             h.box.hi.coords[0] == g.interior.hi.coords[0] + g.padding.coords[0];
@@ -76,7 +80,7 @@ void Tensor<T, D, L>::transfer_on_devices(const HaloTransfer<D>& h) {
   lines.hi.coords[0] = lines.lo.coords[0] + 1;
   RowRange from{0, 0}, to{0, 0};
   for_each_index(lines, [&](const Index<D>& i) {
-    const std::size_t rs = row_of(h.source, i), rd = row_of(h.destination, i);
+    const std::size_t rs = row_of(h.source, i - h.shift), rd = row_of(h.destination, i);
     if (!from.empty() && rs == from.end && rd == to.end) {
       ++from.end;
       ++to.end;
@@ -92,7 +96,9 @@ void Tensor<T, D, L>::transfer_on_devices(const HaloTransfer<D>& h) {
 template <typename T, std::size_t D, Layout L>
 void Tensor<T, D, L>::transfer_through_host(const HaloTransfer<D>& h) {
   const std::vector<Index<D>> sites = detail::sites_of(h.box);
-  detail::write_sites(*this, h.destination, sites, detail::read_sites(*this, h.source, sites));
+  std::vector<Index<D>> sources = sites;
+  for (Index<D>& i : sources) i = i - h.shift;
+  detail::write_sites(*this, h.destination, sites, detail::read_sites(*this, h.source, sources));
 }
 
 }  // namespace tessera

@@ -28,6 +28,7 @@ void Tensor<T, D, L>::check_declaration(const Extent<D>& sizes) {
     mine.partitions[d] = static_cast<std::int64_t>(options_.partitions.sizes[d]);
     mine.sub_partitions[d] = static_cast<std::int64_t>(options_.sub_partitions.sizes[d]);
     mine.rank_grid[d] = static_cast<std::int64_t>(options_.rank_grid.sizes[d]);
+    mine.periodic[d] = options_.periodic[d] ? 1 : 0;
   }
   check_same_declaration(*options_.ranks, options_.name, mine);
 }
@@ -57,25 +58,33 @@ template <typename T, std::size_t D, Layout L>
 void Tensor<T, D, L>::plan_rank_halos(const PartitionRequest& request) {
   const int me = options_.ranks->rank(), n = options_.ranks->size();
   const Index<D> pad = options_.padding;
+  const std::vector<Index<D>> images = periodic_images(sizes_, options_.periodic);
   halo_sends_.clear();
   halo_recvs_.clear();
   for (int q = 0; q < n; ++q) {
     if (q == me) continue;
     const Box<D> theirs = rank_box(q);
-    if (theirs.grown(pad).intersect(local_).empty() && local_.grown(pad).intersect(theirs).empty()) continue;
+    bool near = false;
+    for (const Index<D>& shift : images)
+      near |= !theirs.shifted(shift).grown(pad).intersect(local_).empty() ||
+              !local_.grown(pad).intersect(theirs.shifted(shift)).empty();
+    if (!near) continue;
     const std::vector<Box<D>> their_blocks = block_interiors(request, theirs);
-    // Both ranks list a message's boxes by destination block, then source block.
+    // Both ranks list a message's boxes by destination block, then source block, then image
+    // (the source's image as the destination sees it).
     RankHalo<D> in{q, {}, 0}, out{q, {}, 0};
     for (std::size_t b = 0; b < geometry_.size(); ++b)
-      for (const Box<D>& s : their_blocks) {
-        const Box<D> box = geometry_[b].interior.grown(pad).intersect(s);
-        if (!box.empty()) in.boxes.emplace_back(b, box), in.sites += box.volume();
-      }
+      for (const Box<D>& s : their_blocks)
+        for (const Index<D>& shift : images) {
+          const Box<D> box = geometry_[b].interior.grown(pad).intersect(s.shifted(shift));
+          if (!box.empty()) in.boxes.emplace_back(b, box), in.sites += box.volume();
+        }
     for (const Box<D>& t : their_blocks)
-      for (std::size_t b = 0; b < geometry_.size(); ++b) {
-        const Box<D> box = t.grown(pad).intersect(geometry_[b].interior);
-        if (!box.empty()) out.boxes.emplace_back(b, box), out.sites += box.volume();
-      }
+      for (std::size_t b = 0; b < geometry_.size(); ++b)
+        for (const Index<D>& shift : images) {
+          const Box<D> box = t.grown(pad).intersect(geometry_[b].interior.shifted(shift));
+          if (!box.empty()) out.boxes.emplace_back(b, box.shifted(-shift)), out.sites += box.volume();
+        }
     if (!in.boxes.empty()) halo_recvs_.push_back(std::move(in));
     if (!out.boxes.empty()) halo_sends_.push_back(std::move(out));
   }
