@@ -9,9 +9,13 @@
 //                   [--trace FILE]
 //   tessera-euler2d --config run.toml   (the same options as `size = 400` lines)
 //   tessera-euler2d --help | --version  (every option with its default | tessera's version)
+//   mpirun -np 4 tessera-euler2d ...    (the grid cut over 4 ranks; the same bytes as 1 rank)
 //
 // Each time step is one run of a tessera::Graph built once (Ripple Listing 12: wavespeeds, max
 // reduction, dt, boundaries, x sweep and y sweep with halo-transfer nodes between partitions).
+// Started by an MPI launcher (in a build with MPI), each rank steps its part of the grid, with
+// messages to its neighbours in the graph; rank 0 alone prints and writes, from states every
+// rank gathers (the gathers are collective).
 
 #include "euler2d/options.hpp"
 #include "euler2d/problems.hpp"
@@ -35,7 +39,15 @@
 #include <filesystem>
 #include <limits>
 #include <optional>
+#include <span>
 #include <string>
+#include <vector>
+
+#if TESSERA_EULER2D_MPI
+#include <tessera/dist/communicator.hpp>
+
+#include <mpi.h>
+#endif
 
 namespace {
 
@@ -84,35 +96,45 @@ std::string numbered(const std::string& dir, const char* stem, std::size_t step,
   return (std::filesystem::path(dir) / name).string();
 }
 
+// `ranks`: the run's ranks when there are several (null for one process). `executor_options`:
+// the workers of this rank (a share of the node's cores when ranks share it).
 template <typename Layout>
-int run(const Settings& s) {
+int run(const Settings& s, tessera::Ranks* ranks, const tessera::ExecutorOptions& executor_options) {
   using State = euler2d::State<double>;
+  // Rank 0 alone prints and writes files; every rank takes part in the gathers behind them.
+  const bool lead = ranks == nullptr || ranks->rank() == 0;
   tessera::DeviceSet devices = tessera::DeviceSet::select(s.devices);
   tessera::MemoryManager memory(devices);
-  tessera::Executor executor;
+  tessera::Executor executor(executor_options);
   euler2d::SolverOptions options;
   options.cfl = s.cfl;
+  options.ranks = ranks;
   euler2d::EulerSolver<double, Layout> solver(memory, executor, make_problem(s), options);
   const euler2d::Problem& p = solver.problem();
-  std::filesystem::create_directories(s.out);
-  // Pieces of outputs a killed run was writing (every output is written as NAME.partial and
-  // renamed when whole) are removed: nothing under a real name is ever half written.
-  for (const auto& entry : std::filesystem::directory_iterator(s.out))
-    if (entry.is_regular_file() && entry.path().extension() == ".partial") std::filesystem::remove(entry.path());
-  if (!s.trace.empty()) check_writable(s.trace, "trace");
+  if (lead) {
+    std::filesystem::create_directories(s.out);
+    // Pieces of outputs a killed run was writing (every output is written as NAME.partial and
+    // renamed when whole) are removed: nothing under a real name is ever half written.
+    for (const auto& entry : std::filesystem::directory_iterator(s.out))
+      if (entry.is_regular_file() && entry.path().extension() == ".partial") std::filesystem::remove(entry.path());
+    if (!s.trace.empty()) check_writable(s.trace, "trace");
+  }
 
   if (!s.restart.empty()) {
+    // Every rank reads the whole file and keeps its part, so any rank count restarts any checkpoint.
     const tessera::io::CheckpointScalars saved = tessera::io::load_checkpoint(s.restart, solver.state());
     const euler2d::RestartClock clock = euler2d::restart_clock(
         s.restart, saved.real("time"), saved.integer("step"),
         saved.contains("problem") ? std::optional<std::int64_t>(saved.integer("problem")) : std::nullopt,
         problem_code(s), p.t_final);
     solver.restore_clock(clock.time, clock.step);
-    std::printf("euler2d: restarted from %s at step %zu, t = %.6f\n", s.restart.c_str(), solver.steps(), solver.time());
+    if (lead)
+      std::printf("euler2d: restarted from %s at step %zu, t = %.6f\n", s.restart.c_str(), solver.steps(),
+                  solver.time());
   }
 
   std::optional<tessera::io::Hdf5Series> series;
-  if (s.h5_every > 0)
+  if (s.h5_every > 0 && lead)
     series.emplace((std::filesystem::path(s.out) / "euler2d").string(),
                    tessera::io::UniformGrid{{p.nx, p.ny}, {0.0, 0.0}, {p.h, p.h}});
   const auto& gas = solver.gas();
@@ -121,20 +143,29 @@ int run(const Settings& s) {
     // A build without libpng writes no default snapshots; asking for them is an error (below).
     const bool png_now =
         tessera::io::png_supported() && (last || s.png_every == 0 ? (last || step == 0) : step % s.png_every == 0);
-    const bool h5_now = series && (last || step % s.h5_every == 0);
-    if (png_now || h5_now) solver.check_finite();  // never write a picture or a series step of NaNs
+    const bool h5_now = s.h5_every > 0 && (last || step % s.h5_every == 0);
+    if (!png_now && !h5_now) return;
+    const std::vector<State> cells = solver.gather();  // collective: every rank gathers
+    solver.check_finite(cells);                        // never write a picture or a series step of NaNs
+    if (!lead) return;
+    auto field = [&cells](auto select) {
+      std::vector<double> f(cells.size());
+      for (std::size_t k = 0; k < cells.size(); ++k) f[k] = static_cast<double>(select(cells[k]));
+      return f;
+    };
     if (png_now) {
       tessera::io::PngOptions png;
       png.scale = p.nx < 200 ? (400 + p.nx - 1) / p.nx : 1;
-      tessera::io::write_png(
-          numbered(s.out, "density", step, "png"), solver.state(), [](const State& c) { return c.density(); }, png);
+      tessera::io::write_png(numbered(s.out, "density", step, "png"),
+                             std::span<const double>(field([](const State& c) { return c.density(); })), p.nx, p.ny,
+                             png);
     }
     if (h5_now) {
       series->begin_step(static_cast<std::int64_t>(step), solver.time());
-      series->write("density", solver.state(), [](const State& c) { return c.density(); });
-      series->write("pressure", solver.state(), [&gas](const State& c) { return gas.pressure(c); });
-      series->write("velocity_x", solver.state(), [](const State& c) { return c.velocity()[0]; });
-      series->write("velocity_y", solver.state(), [](const State& c) { return c.velocity()[1]; });
+      series->write("density", field([](const State& c) { return c.density(); }));
+      series->write("pressure", field([&gas](const State& c) { return gas.pressure(c); }));
+      series->write("velocity_x", field([](const State& c) { return c.velocity()[0]; }));
+      series->write("velocity_y", field([](const State& c) { return c.velocity()[1]; }));
       series->end_step();
     }
   };
@@ -144,18 +175,29 @@ int run(const Settings& s) {
     scalars.set("step", static_cast<std::int64_t>(solver.steps()));
     scalars.set("problem", problem_code(s));
     solver.check_finite();  // a checkpoint of NaNs would restart into them
+    // Collective: every rank gathers, rank 0 writes, and every rank learns whether it could.
     tessera::io::save_checkpoint(path, solver.state(), scalars);
   };
 
   const std::size_t last_step = s.steps ? *s.steps : std::numeric_limits<std::size_t>::max();
   std::string where = devices.num_accelerators() == 0 ? "host" : "";
   for (std::size_t a = 0; a < devices.num_accelerators(); ++a) where += (a ? ", " : "") + devices.accelerator(a).name();
-  std::printf("euler2d: %s, %zu x %zu cells, %s layout on %s (%zu partitions), t_final %.4f\n", p.name.c_str(), p.nx,
-              p.ny, Layout::name, where.c_str(), solver.state().num_partitions(), p.t_final);
+  if (lead && ranks == nullptr)
+    std::printf("euler2d: %s, %zu x %zu cells, %s layout on %s (%zu partitions), t_final %.4f\n", p.name.c_str(), p.nx,
+                p.ny, Layout::name, where.c_str(), solver.state().num_partitions(), p.t_final);
+  if (lead && ranks != nullptr) {
+    const tessera::Extent<2> grid = solver.state().rank_grid();
+    std::printf(
+        "euler2d: %s, %zu x %zu cells over %d ranks (%zu x %zu), %s layout on %s (%zu partitions per rank, "
+        "%zu workers), t_final %.4f\n",
+        p.name.c_str(), p.nx, p.ny, ranks->size(), grid[0], grid[1], Layout::name, where.c_str(),
+        solver.state().num_partitions(), executor.num_cpu_workers() + executor.num_gpu_workers(), p.t_final);
+  }
   if (solver.steps() == 0) output(false);
   tessera::Graph step_graph("euler step");
   solver.add_step(step_graph);
-  if (!s.trace.empty()) executor.start_trace();
+  const bool tracing = lead && !s.trace.empty();  // rank 0's nodes, its messages included
+  if (tracing) executor.start_trace();
   const auto start = std::chrono::steady_clock::now();
   auto last_report = start;
   const std::size_t first = solver.steps();
@@ -168,7 +210,7 @@ int run(const Settings& s) {
     const bool done = solver.finished() || step >= last_step;
     if (!done) output(false);
     const auto now = std::chrono::steady_clock::now();
-    if (done || now - last_report > std::chrono::seconds(1)) {
+    if (lead && (done || now - last_report > std::chrono::seconds(1))) {
       const double seconds = std::chrono::duration<double>(now - start).count();
       const double cells = static_cast<double>(p.nx * p.ny) * static_cast<double>(step - first);
       std::printf("euler2d: step %6zu  t = %.6f  dt = %.3e  %.3g cells/s\n", step, solver.time(),
@@ -177,11 +219,29 @@ int run(const Settings& s) {
       last_report = now;
     }
   }
-  if (!s.trace.empty()) executor.stop_trace().save(s.trace);
+  if (tracing) executor.stop_trace().save(s.trace);
   output(true);
   checkpoint((std::filesystem::path(s.out) / "final.ckpt").string());
-  std::printf("euler2d: done: %zu steps to t = %.6f; output in %s\n", solver.steps(), solver.time(), s.out.c_str());
+  if (lead)
+    std::printf("euler2d: done: %zu steps to t = %.6f; output in %s\n", solver.steps(), solver.time(), s.out.c_str());
   return 0;
+}
+
+#if TESSERA_EULER2D_MPI
+// Whether an MPI launcher (mpirun, mpiexec, srun) started this process: only then does the app
+// start MPI, so a plain `tessera-euler2d` runs exactly as in a build without MPI.
+bool launched_by_mpi() {
+  for (const char* name : {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_SIZE", "PMI_RANK", "MPI_LOCALNRANKS"})
+    if (std::getenv(name) != nullptr) return true;
+  return false;
+}
+#endif
+
+int run_layout(const Settings& s, tessera::Ranks* ranks, const tessera::ExecutorOptions& executor_options) {
+  if (s.layout == "strided") return run<tessera::Strided>(s, ranks, executor_options);
+  if (s.layout == "contiguous") return run<tessera::Contiguous>(s, ranks, executor_options);
+  if (s.layout == "tiled") return run<tessera::Tiled<8>>(s, ranks, executor_options);
+  throw tessera::Error("--layout must be contiguous, strided or tiled, got '" + s.layout + "'");
 }
 
 }  // namespace
@@ -193,10 +253,28 @@ int main(int argc, char** argv) try {
   euler2d::add_options(app, s);
   if (const auto exit = tessera_app::parse(app, argc, argv)) return *exit;
   euler2d::check_settings(s);
-  if (s.layout == "strided") return run<tessera::Strided>(s);
-  if (s.layout == "contiguous") return run<tessera::Contiguous>(s);
-  if (s.layout == "tiled") return run<tessera::Tiled<8>>(s);
-  throw tessera::Error("--layout must be contiguous, strided or tiled, got '" + s.layout + "'");
+#if TESSERA_EULER2D_MPI
+  if (launched_by_mpi()) {
+    tessera::dist::Communicator comm(&argc, &argv);
+    // Ranks sharing a node share its cores: one GPU-priority worker (which also runs CPU work)
+    // and the rest of this rank's share.
+    tessera::ExecutorOptions workers;
+    workers.gpu_workers = 1;
+    workers.cpu_workers = comm.cores_per_rank() - 1;
+    if (comm.size() == 1) return run_layout(s, nullptr, workers);
+    try {
+      return run_layout(s, &comm, workers);
+    } catch (const std::exception& e) {
+      // The other ranks may be waiting for this one in a collective (or have failed alike):
+      // end them all rather than hang in MPI_Finalize.
+      std::fprintf(stderr, "euler2d: rank %d: %s\n", comm.rank(), e.what());
+      std::fflush(stderr);
+      MPI_Abort(MPI_COMM_WORLD, 1);
+      return 1;
+    }
+  }
+#endif
+  return run_layout(s, nullptr, tessera::ExecutorOptions{});
 } catch (const std::exception& e) {
   std::fprintf(stderr, "euler2d: %s\n", e.what());
   return 1;

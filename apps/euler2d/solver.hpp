@@ -15,12 +15,19 @@
 //   euler2d::EulerSolver<double, tessera::Strided> solver(memory, executor, euler2d::shock_bubble());
 //   solver.run();                                        // to the problem's t_final
 //   std::vector<euler2d::State<double>> cells = solver.gather();  // x fastest
+//
+// Across the ranks of an MPI run, every rank declares the same solver with options.ranks set
+// (a tessera::dist::Communicator); each then holds and steps only its part of the grid, and the
+// state is bit for bit the one a single process computes (the reduction is a max, and every
+// other value depends only on neighbouring cells). gather(), check_finite() and primitives() are
+// then collective: every rank must call them.
 
 #include "euler2d/kernels.hpp"
 #include "euler2d/problems.hpp"
 #include "euler2d/state.hpp"
 
 #include <tessera/core/error.hpp>
+#include <tessera/core/ranks.hpp>
 #include <tessera/exec.hpp>
 #include <tessera/graph.hpp>
 #include <tessera/memory/memory_manager.hpp>
@@ -43,6 +50,11 @@ struct SolverOptions {
   /// Device partitions (x, y). Default: {1, P} with P the number of accelerators (1 without),
   /// capped at ny: slabs along y, so halos are whole rows copied between devices.
   std::optional<tessera::Extent<2>> partitions;
+  /// The ranks the grid is spread over (a tessera::dist::Communicator, which must outlive the
+  /// solver); null: this process holds all of it. Every rank must construct the solver alike.
+  tessera::Ranks* ranks = nullptr;
+  /// Ranks along (x, y); unset: chosen for the fewest halo sites (see rank_decomposition.hpp).
+  std::optional<tessera::Extent<2>> rank_grid;
 };
 
 template <typename T, tessera::Layout L = tessera::Strided>
@@ -94,8 +106,9 @@ class EulerSolver {
     add_boundary(g, in_);
     g.then_split(Sweep<0, T>{gas_, h_}, tessera::concurrent_padded_access(in_), out_, std::cref(dt_));
     add_boundary(g, out_);
-    g.then_split(Sweep<1, T>{gas_, h_}, tessera::concurrent_padded_access(out_), in_, std::cref(dt_))
-        .then([this] { finish_step(); });
+    g.then_split(Sweep<1, T>{gas_, h_}, tessera::concurrent_padded_access(out_), in_, std::cref(dt_)).then([this] {
+      finish_step();
+    });
   }
 
   /// Steps until t_final; returns the number of steps taken.
@@ -169,6 +182,8 @@ class EulerSolver {
   const IdealGas<T>& gas() const noexcept { return gas_; }
   T cell_width() const noexcept { return h_; }
   tessera::Executor& executor() const noexcept { return executor_; }
+  /// The ranks the state is spread over, or null.
+  tessera::Ranks* ranks() const noexcept { return options_.ranks; }
 
   /// The current state (the graph's `in`), its half-step buffer (`out`) and the wavespeeds.
   state_tensor& state() noexcept { return in_; }
@@ -177,7 +192,7 @@ class EulerSolver {
   tessera::Tensor<T, 2, L>& wavespeeds() noexcept { return wavespeeds_; }
   tessera::ReductionResult<T>& max_wavespeed() noexcept { return max_wavespeed_; }
 
-  /// Every cell's state, x fastest (cell (i, j) at i + nx j).
+  /// Every cell's state, x fastest (cell (i, j) at i + nx j). Collective across ranks.
   std::vector<State<T>> gather() const {
     std::vector<State<T>> cells(problem_.nx * problem_.ny);
     in_.gather_to(cells.data());
@@ -189,8 +204,16 @@ class EulerSolver {
   /// a NaN spreads and a run would otherwise carry on, and write output, without saying so.
   ///
   ///   solver.check_finite();   // before each output and at the end
-  void check_finite() const {
-    const std::vector<State<T>> cells = gather();
+  /// Collective across ranks; every rank throws the same error.
+  void check_finite() const { check_finite(gather()); }
+  /// As check_finite(), on cells already gathered (so a caller that writes them gathers once).
+  ///
+  ///   const auto cells = solver.gather();  solver.check_finite(cells);  write(cells);
+  void check_finite(const std::vector<State<T>>& cells) const {
+    if (cells.size() != problem_.nx * problem_.ny)
+      throw tessera::Error("EulerSolver '" + problem_.name + "': check_finite was given " +
+                           std::to_string(cells.size()) + " cells; the grid has " +
+                           std::to_string(problem_.nx * problem_.ny));
     const char* names[4] = {"density", "energy", "x-velocity", "y-velocity"};
     std::size_t bad = 0, first = 0;
     int field = -1;
@@ -206,12 +229,13 @@ class EulerSolver {
     if (bad == 0) return;
     const State<T>& c = cells[first];
     const T v[4] = {c.density(), c.energy(), c.velocity()[0], c.velocity()[1]};
-    throw tessera::Error("EulerSolver '" + problem_.name + "': at step " + std::to_string(steps_) + " (t = " +
-                         std::to_string(t_) + ") the " + names[field] + " of cell (" +
+    throw tessera::Error("EulerSolver '" + problem_.name + "': at step " + std::to_string(steps_) +
+                         " (t = " + std::to_string(t_) + ") the " + names[field] + " of cell (" +
                          std::to_string(first % problem_.nx) + ", " + std::to_string(first / problem_.nx) + ") is " +
                          std::to_string(static_cast<double>(v[field])) + ", and " + std::to_string(bad - 1) +
                          " other cell(s) are not finite either");
-  }  /// Every cell's primitive state, in double, x fastest.
+  }
+  /// Every cell's primitive state, in double, x fastest. Collective across ranks.
   std::vector<Primitive<double>> primitives() const {
     const std::vector<State<T>> cells = gather();
     std::vector<Primitive<double>> w(cells.size());
@@ -229,9 +253,10 @@ class EulerSolver {
     if (p.nx == 0 || p.ny == 0 || !(p.h > 0) || !(p.gamma > 1) || !p.initial)
       throw tessera::Error("EulerSolver: problem '" + p.name + "' has " + std::to_string(p.nx) + " x " +
                            std::to_string(p.ny) + " cells of width " + std::to_string(p.h) + ", gamma " +
-                           std::to_string(p.gamma) +
-                           (p.initial ? "" : " and no initial state") +
+                           std::to_string(p.gamma) + (p.initial ? "" : " and no initial state") +
                            "; it needs cells, a positive width, gamma > 1 and an initial state");
+    if (o.rank_grid && o.ranks == nullptr)
+      throw tessera::Error("EulerSolver: problem '" + p.name + "': a rank_grid was given without ranks to spread over");
     if (!o.partitions) {
       const std::size_t accelerators = memory.num_spaces() > 1 ? memory.num_spaces() - 1 : 1;
       o.partitions = tessera::Extent<2>{std::size_t{1}, std::min(accelerators, p.ny)};
@@ -242,6 +267,10 @@ class EulerSolver {
   tessera::TensorOptions<2> tensor_options(const char* name, std::int64_t padding) const {
     tessera::TensorOptions<2> o;
     o.partitions = *options_.partitions;
+    o.ranks = options_.ranks;
+    if (options_.rank_grid) o.rank_grid = *options_.rank_grid;
+    // Across ranks the wrapped cells live on other ranks: the halo exchange brings them.
+    if (options_.ranks != nullptr && problem_.boundary == Boundary::periodic) o.periodic = {true, true};
     o.with_padding(padding).named(name);
     return o;
   }

@@ -1,10 +1,14 @@
 // tessera-bench-dist (run by `make bench SUITE=dist` under mpirun -np 2): tessera::dist against
 // raw MPI in the same run. Ping-pong latency and bandwidth (PREMA §4.2) against MPI_Send/MPI_Recv,
 // and the rate of empty remote handlers against a naive MPI_Send/MPI_Recv per message loop.
+// With the apps built, the euler2d shock-bubble on the two ranks against one rank alone.
 //
 //   mpirun -np 2 tessera-bench-dist [--json FILE] [--quick]
 #include "../../apps/pingpong/pingpong.hpp"
 #include "common/report.hpp"
+#if TESSERA_BENCH_EULER2D
+#include "euler2d_ranks.hpp"
+#endif
 
 #include <tessera/dist/objects.hpp>
 
@@ -114,6 +118,9 @@ int main(int argc, char** argv) {
       return 1;
     }
   }
+#if TESSERA_BENCH_EULER2D
+  if (args.runs("euler2d") && !bench_euler2d_ranks(comm, report, args.quick)) return 1;
+#endif
   if (lead) report.write_json(args.json);
   return 0;
 }

@@ -799,7 +799,7 @@ void ObjectsImpl::wait() {
   }
 }
 
-std::size_t ObjectsImpl::rebalance() {
+std::size_t ObjectsImpl::rebalance(const BalancePolicy& policy) {
   wait();
   std::vector<std::pair<double, std::uint64_t>> mine;
   double local[2] = {0, 0};
@@ -831,21 +831,13 @@ std::size_t ObjectsImpl::rebalance() {
     total = std::accumulate(load.begin(), load.end(), 0.0);
     for (auto& [l, id] : mine) l = 1;
   }
-  const double mean = total / size;
-  // Every rank computes the same plan: surpluses to deficits, in rank order.
-  std::vector<double> surplus(load.size());
-  for (std::size_t r = 0; r < load.size(); ++r) surplus[r] = load[r] - mean;
-  std::vector<std::pair<int, double>> plan;  // this rank's (destination, load to send)
-  for (std::size_t from = 0, to = 0; from < surplus.size(); ++from) {
-    while (surplus[from] > 0) {
-      while (to < surplus.size() && surplus[to] >= 0) ++to;
-      if (to == surplus.size()) break;
-      const double amount = std::min(surplus[from], -surplus[to]);
-      if (static_cast<int>(from) == rank) plan.emplace_back(static_cast<int>(to), amount);
-      surplus[from] -= amount;
-      surplus[to] += amount;
-    }
-  }
+  // This rank's (destination, load to send), from loads every rank sees alike.
+  const std::vector<std::pair<int, double>> plan = policy(rank, std::span<const double>(load));
+  for (const auto& [dest, amount] : plan)
+    if (dest < 0 || dest >= size || dest == rank || !(amount >= 0))
+      throw Error("tessera::dist::Objects::rebalance: the balance policy sent load " + std::to_string(amount) +
+                  " from rank " + std::to_string(rank) + " to rank " + std::to_string(dest) +
+                  "; a policy sends non-negative load to other ranks of the " + std::to_string(size));
   std::sort(mine.begin(), mine.end(), [](const auto& a, const auto& b) {
     return a.first > b.first || (a.first == b.first && a.second < b.second);
   });
@@ -1075,7 +1067,51 @@ void Objects::migrate(ObjectName name, int rank) { impl_->migrate(name.id, rank)
 
 void Objects::wait() { impl_->wait(); }
 
-std::size_t Objects::rebalance() { return impl_->rebalance(); }
+std::size_t Objects::rebalance(const BalancePolicy& policy) {
+  if (!policy) throw Error("tessera::dist::Objects::rebalance: the balance policy is empty");
+  return impl_->rebalance(policy);
+}
+
+BalancePolicy greedy_balance() {
+  return [](int rank, std::span<const double> load) {
+    const double mean = std::accumulate(load.begin(), load.end(), 0.0) / static_cast<double>(load.size());
+    std::vector<double> surplus(load.size());
+    for (std::size_t r = 0; r < load.size(); ++r) surplus[r] = load[r] - mean;
+    std::vector<std::pair<int, double>> plan;
+    for (std::size_t from = 0, to = 0; from < surplus.size(); ++from) {
+      while (surplus[from] > 0) {
+        while (to < surplus.size() && surplus[to] >= 0) ++to;
+        if (to == surplus.size()) break;
+        const double amount = std::min(surplus[from], -surplus[to]);
+        if (static_cast<int>(from) == rank) plan.emplace_back(static_cast<int>(to), amount);
+        surplus[from] -= amount;
+        surplus[to] += amount;
+      }
+    }
+    return plan;
+  };
+}
+
+BalancePolicy diffusion_balance(double rate) {
+  if (!(rate > 0 && rate <= 1))
+    throw Error("tessera::dist::diffusion_balance: rate " + std::to_string(rate) +
+                " is outside (0, 1]; it is the share of the difference sent to a neighbour per round");
+  return [rate](int rank, std::span<const double> load) {
+    const int n = static_cast<int>(load.size());
+    std::vector<std::pair<int, double>> plan;
+    // With two ranks each has one neighbour and sends half the difference; on a ring of more,
+    // a third to each lower neighbour, so no rank gives away more than it has over them.
+    const std::vector<int> neighbours = n < 2    ? std::vector<int>{}
+                                        : n == 2 ? std::vector<int>{1 - rank}
+                                                 : std::vector<int>{(rank + n - 1) % n, (rank + 1) % n};
+    const double share = n == 2 ? 0.5 : 1.0 / 3.0;
+    for (int to : neighbours) {
+      const double diff = load[static_cast<std::size_t>(rank)] - load[static_cast<std::size_t>(to)];
+      if (diff > 0) plan.emplace_back(to, rate * share * diff);
+    }
+    return plan;
+  };
+}
 
 bool Objects::is_local(ObjectName name) const {
   std::lock_guard lock(impl_->mutex);

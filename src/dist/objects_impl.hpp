@@ -145,7 +145,7 @@ class ObjectsImpl {
   void send_call(std::uint64_t id, std::uint32_t handler, std::vector<std::byte> args);
   void migrate(std::uint64_t id, int dest);
   void wait();
-  std::size_t rebalance();
+  std::size_t rebalance(const BalancePolicy& policy);
   void run_object(LocalObject& object);
   void busy_begin();
   void busy_end();

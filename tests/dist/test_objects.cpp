@@ -318,6 +318,52 @@ TEST(DistObjects, RebalanceSpreadsObjectsByMeasuredLoad) {
   for (auto name : objects.local_names()) EXPECT_EQ(objects.local<Counter>(name).count, 1 + n) << name.id;
 }
 
+// Diffusion moves load to ring neighbours only; rounds of it spread the objects over every rank.
+TEST(DistObjects, DiffusionSendsToNeighboursOnly) {
+  auto& comm = test_comm();
+  const int r = comm.rank(), n = comm.size();
+  td::Objects objects(comm);
+  auto touch = objects.handler<Counter>("touch", [](Counter& c, td::HandlerContext&) { c.count += 1; });
+  const int num_objects = 12 * n;
+  if (r == 0)
+    for (int k = 0; k < num_objects; ++k) objects.add(td::ObjectName{static_cast<std::uint64_t>(k)}, Counter{});
+  objects.wait();
+  // Nothing has run yet: the load is the number of objects.
+  objects.rebalance(td::diffusion_balance());
+  const auto after_one = gather_flags(static_cast<int>(objects.local_names().size()));
+  int sum = 0;
+  for (int q = 0; q < n; ++q) {
+    sum += after_one[static_cast<std::size_t>(q)];
+    const bool neighbour_of_0 = q == 1 || q == n - 1;
+    if (q != 0 && !neighbour_of_0) {
+      EXPECT_EQ(after_one[static_cast<std::size_t>(q)], 0) << "rank " << q << " is no neighbour of rank 0";
+    }
+    if (n > 1 && neighbour_of_0) {
+      EXPECT_GT(after_one[static_cast<std::size_t>(q)], 0) << "rank " << q;
+    }
+  }
+  EXPECT_EQ(sum, num_objects);
+  for (int round = 0; round < 12; ++round) objects.rebalance(td::diffusion_balance());
+  const auto spread = gather_flags(static_cast<int>(objects.local_names().size()));
+  for (int q = 0; q < n; ++q) EXPECT_GE(spread[static_cast<std::size_t>(q)], 6) << "rank " << q << " after 13 rounds";
+  for (int k = 0; k < num_objects; ++k) objects.send(td::ObjectName{static_cast<std::uint64_t>(k)}, touch);
+  objects.wait();
+  for (auto name : objects.local_names()) EXPECT_EQ(objects.local<Counter>(name).count, n) << name.id;
+  // A policy that sends load to this rank itself, or an empty one, is refused.
+  EXPECT_THROW(objects.rebalance(td::BalancePolicy{}), tessera::Error);
+  EXPECT_THROW((void)td::diffusion_balance(0.0), tessera::Error);
+  const td::BalancePolicy to_self = [](int rank, std::span<const double>) {
+    return std::vector<std::pair<int, double>>{{rank, 1.0}};
+  };
+  try {
+    objects.rebalance(to_self);
+    ADD_FAILURE() << "a policy sending load to its own rank was accepted";
+  } catch (const tessera::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("a policy sends non-negative load to other ranks"), std::string::npos);
+  }
+  objects.wait();
+}
+
 TEST(DistObjects, BusyHoldsTerminationForWorkAHandlerStarted) {
   // A handler hands work to another thread, which sends the result on later; wait() must not
   // return before it has.

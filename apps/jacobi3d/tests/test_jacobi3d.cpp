@@ -4,6 +4,7 @@
 #include "../../../tests/dist/mpi_test_support.hpp"
 #include "../mpi_solver.hpp"
 #include "../objects_solver.hpp"
+#include "../tensor_solver.hpp"
 
 #include <gtest/gtest.h>
 
@@ -95,4 +96,22 @@ TEST(Jacobi3d, HandWrittenMpiMatchesTheReferenceBitForBit) {
   EXPECT_EQ(run.outcome.error, want.error);
   for (const auto& [id, b] : run.blocks)
     EXPECT_EQ(jacobi3d::digest(b), jacobi3d::digest(reference[static_cast<std::size_t>(id)])) << "block " << id;
+}
+
+// The proxy on a distributed tensor and graph: the reference's bits, whatever the ranks, on the
+// host and with each rank's blocks on simulated devices.
+TEST(Jacobi3d, DistributedTensorMatchesTheReferenceBitForBit) {
+  auto& comm = test_comm();
+  const auto p = small_problem();
+  std::vector<jacobi3d::BlockGrid> reference;
+  const auto want = jacobi3d::reference(p, reference);
+  const std::vector<double> dense = jacobi3d::dense_grid(p, reference);
+  for (const char* devices : {"host", "sim:2:64MiB"}) {
+    const auto run = jacobi3d::solve_with_tensors(comm, p, devices);
+    EXPECT_EQ(run.outcome.iterations, want.iterations) << devices;
+    EXPECT_EQ(run.outcome.error, want.error) << devices;
+    ASSERT_EQ(run.field.size(), dense.size());
+    for (std::size_t k = 0; k < dense.size(); ++k)
+      ASSERT_EQ(run.field[k], dense[k]) << "cell " << k << " on " << devices;
+  }
 }

@@ -115,6 +115,19 @@ struct ObjectsStatistics {
   std::uint64_t batches = 0;  // MPI messages that carried them
 };
 
+/// A load-balancing policy for Objects::rebalance: given every rank's load (the same on every
+/// rank) and this rank's number, the load this rank sends to which ranks. Pure and deterministic,
+/// so that every rank, computing from the same loads, agrees on the whole plan.
+using BalancePolicy = std::function<std::vector<std::pair<int, double>>(int rank, std::span<const double> loads)>;
+
+/// Every rank above the mean sends its surplus to the ranks below it, in rank order: the fewest
+/// moves that level the load in one round (global knowledge, any rank to any rank).
+BalancePolicy greedy_balance();
+/// Diffusion: each rank sends `rate` times a share of the difference to each ring neighbour
+/// (rank - 1, rank + 1) that has less load; repeated rounds level the load with neighbour traffic
+/// only (Cybenko's diffusion), the choice that keeps neighbouring objects near each other.
+BalancePolicy diffusion_balance(double rate = 1.0);
+
 /// The mobile-object runtime of one rank. Every rank makes one over the same Communicator and
 /// registers the same handlers in the same order.
 ///
@@ -177,10 +190,14 @@ class Objects {
   /// registered (on the sender's rank), a name registered twice.
   void wait();
 
-  /// Collective: moves objects from ranks with more handler time than average to ranks with
-  /// less (diffusion by measured load), then waits. Returns the number of objects this rank
-  /// sent away.
-  std::size_t rebalance();
+  /// Collective: gathers every rank's movable load (handler seconds since the last rebalance, or
+  /// the number of objects when nothing ran), asks `policy` how much load this rank sends where,
+  /// moves its heaviest fitting objects accordingly, then waits. Returns the number of objects
+  /// this rank sent away.
+  ///
+  ///   objects.rebalance();                                   // every surplus to the deficits
+  ///   objects.rebalance(tessera::dist::diffusion_balance()); // only to ring neighbours
+  std::size_t rebalance(const BalancePolicy& policy = greedy_balance());
 
   /// Makes the rows of `buffer` writable and readable from every rank under `name` (PREMA's
   /// global pointer to a hetero_object). The buffer stays on this rank and must outlive this

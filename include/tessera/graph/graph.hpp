@@ -103,31 +103,31 @@ class Graph {
 
   /// Adds `f(args...)` to the current level: it runs after the previous level.
   template <class F, class... Args>
-    requires(!std::is_same_v<std::remove_cvref_t<F>, Graph> && !std::is_same_v<std::remove_cvref_t<F>, GraphNodeSpec>)
-  Graph& emplace(F&& f, Args&&... args) {
+  requires(!std::is_same_v<std::remove_cvref_t<F>, Graph> &&
+           !std::is_same_v<std::remove_cvref_t<F>, GraphNodeSpec>) Graph& emplace(F&& f, Args&&... args) {
     begin_operation(false, "emplace");
     add_plain(stage_graph().emplace(std::forward<F>(f), std::forward<Args>(args)...), GraphNodeRole::plain);
     return *this;
   }
   /// Adds `f(args...)` as a new level: it runs after every node of the current level.
   template <class F, class... Args>
-    requires(!std::is_same_v<std::remove_cvref_t<F>, Graph> && !std::is_same_v<std::remove_cvref_t<F>, GraphNodeSpec>)
-  Graph& then(F&& f, Args&&... args) {
+  requires(!std::is_same_v<std::remove_cvref_t<F>, Graph> &&
+           !std::is_same_v<std::remove_cvref_t<F>, GraphNodeSpec>) Graph& then(F&& f, Args&&... args) {
     begin_operation(true, "then");
     add_plain(stage_graph().emplace(std::forward<F>(f), std::forward<Args>(args)...), GraphNodeRole::plain);
     return *this;
   }
   /// Adds several nodes made with make_node to the current level, or (then) as a new level.
   template <class... Specs>
-    requires(sizeof...(Specs) > 0 && (std::is_same_v<std::remove_cvref_t<Specs>, GraphNodeSpec> && ...))
-  Graph& emplace(Specs&&... specs) {
+  requires(sizeof...(Specs) > 0 &&
+           (std::is_same_v<std::remove_cvref_t<Specs>, GraphNodeSpec> && ...)) Graph& emplace(Specs&&... specs) {
     begin_operation(false, "emplace");
     (add_plain(stage_graph().emplace(std::move(specs.work)), GraphNodeRole::plain), ...);
     return *this;
   }
   template <class... Specs>
-    requires(sizeof...(Specs) > 0 && (std::is_same_v<std::remove_cvref_t<Specs>, GraphNodeSpec> && ...))
-  Graph& then(Specs&&... specs) {
+  requires(sizeof...(Specs) > 0 &&
+           (std::is_same_v<std::remove_cvref_t<Specs>, GraphNodeSpec> && ...)) Graph& then(Specs&&... specs) {
     begin_operation(true, "then");
     (add_plain(stage_graph().emplace(std::move(specs.work)), GraphNodeRole::plain), ...);
     return *this;
@@ -166,14 +166,12 @@ class Graph {
   /// Per-block partial reductions of `map(it)` with `reducer`, each starting as soon as its
   /// block is ready, and a final node that combines them in block order into `result` and
   /// marks it complete (Ripple figure 4), in the current level.
-  template <TensorLike Tn, class R, class Reducer, class Map = detail::SiteValue,
-            class Variant = detail::build_variant>
+  template <TensorLike Tn, class R, class Reducer, class Map = detail::SiteValue, class Variant = detail::build_variant>
   Graph& reduce(Tn& tensor, ReductionResult<R>& result, const Reducer& reducer, const Map& map = {}) {
     return add_reduce(false, tensor, result, reducer, map);
   }
   /// As reduce, as a new level.
-  template <TensorLike Tn, class R, class Reducer, class Map = detail::SiteValue,
-            class Variant = detail::build_variant>
+  template <TensorLike Tn, class R, class Reducer, class Map = detail::SiteValue, class Variant = detail::build_variant>
   Graph& then_reduce(Tn& tensor, ReductionResult<R>& result, const Reducer& reducer, const Map& map = {}) {
     return add_reduce(true, tensor, result, reducer, map);
   }
@@ -244,8 +242,8 @@ class Graph {
     auto stored = std::make_tuple(detail::store_graph_arg(std::forward<A>(args))...);
     const std::size_t blocks = std::apply(
         [&](auto&... s) { return detail::check_kernel_arguments(what, options, detail::launch_view(s)...); }, stored);
-    auto& first = std::apply([](auto&... s) -> decltype(auto) { return detail::first_tensor(detail::launch_view(s)...); },
-                             stored);
+    auto& first = std::apply(
+        [](auto&... s) -> decltype(auto) { return detail::first_tensor(detail::launch_view(s)...); }, stored);
     const std::size_t key = detail::partitioning_key(first);
     begin_operation(new_level, "split");
 
@@ -260,11 +258,24 @@ class Graph {
         // needs its rows alone (two transfers into one block may share corner rows): they run
         // one after another, and before the source's kernel. On a distributed tensor the packs
         // of messages to other ranks come first and the unpacks of theirs last, so no rank's
-        // sends wait for another rank's.
+        // sends wait for another rank's. A copy on the devices and a host hold on the same block
+        // must not overlap either (the memory layer refuses a device access to rows the host
+        // holds): the later of the two waits for the earlier.
         Node* staged = nullptr;
-        auto chain = [&staged](Node& n) {
+        std::vector<std::vector<Node*>> host_holds(blocks), device_copies(blocks);
+        auto chain = [&](Node& n, const std::vector<std::size_t>& touched) {
           if (staged != nullptr) staged->precede(n);
           staged = &n;
+          for (std::size_t b : touched) {
+            for (Node* d : device_copies[b]) d->precede_once(n);
+            host_holds[b].push_back(&n);
+          }
+        };
+        auto on_devices = [&](Node& n, const std::vector<std::size_t>& touched) {
+          for (std::size_t b : touched) {
+            for (Node* h : host_holds[b]) h->precede_once(n);
+            device_copies[b].push_back(&n);
+          }
         };
         // One channel for this operation's messages of this tensor, both ways.
         std::uint64_t channel = 0;
@@ -278,9 +289,11 @@ class Graph {
           into[h.destination].push_back(&n);
           const bool through_host = !t.copies_on_devices(h);
           // A concurrent kernel only reads its block (staged or not); an exclusive one writes it.
-          if (Stored::mode == PaddedAccess::exclusive || through_host)
-            out_of[h.source].push_back(&n);
-          if (through_host) chain(n);
+          if (Stored::mode == PaddedAccess::exclusive || through_host) out_of[h.source].push_back(&n);
+          if (through_host)
+            chain(n, {h.source, h.destination});
+          else
+            on_devices(n, {h.source, h.destination});
         }
         if constexpr (requires { t.halo_recvs(); })
           if (t.ranks() != nullptr) add_rank_receives(t, key, channel, into, chain);
@@ -292,15 +305,10 @@ class Graph {
     for (std::size_t b = 0; b < blocks; ++b) {
       Node* node;
       if (detail::runs_on_device(first, b, options)) {
-        node = &stage_graph().emplace_on(detail::block_stream(first, b),
-                                         [options, b, kernel, stored](Stream&) mutable {
-                                           std::apply(
-                                               [&](auto&... s) {
-                                                 detail::launch_block(nullptr, options, b, kernel,
-                                                                      detail::launch_arg(s)...);
-                                               },
-                                               stored);
-                                         });
+        node = &stage_graph().emplace_on(detail::block_stream(first, b), [options, b, kernel, stored](Stream&) mutable {
+          std::apply([&](auto&... s) { detail::launch_block(nullptr, options, b, kernel, detail::launch_arg(s)...); },
+                     stored);
+        });
       } else {
         node = &stage_graph().emplace([context, options, b, kernel, stored]() mutable {
           Executor* ex = detail::run_executor(*context);
@@ -332,11 +340,10 @@ class Graph {
       Node* node;
       if (tensor.space(b) != 0 && default_kind_ != ExecKind::cpu) {
         Device& device = tensor.memory().device(tensor.space(b));
-        node = &stage_graph().emplace_on(device.block_stream(b),
-                                         [&tensor, &result, b, reducer, map, slot](Stream&) {
-                                           result.reset();
-                                           detail::reduce_block<R>(nullptr, tensor, b, reducer, map, slot);
-                                         });
+        node = &stage_graph().emplace_on(device.block_stream(b), [&tensor, &result, b, reducer, map, slot](Stream&) {
+          result.reset();
+          detail::reduce_block<R>(nullptr, tensor, b, reducer, map, slot);
+        });
       } else {
         node = &stage_graph().emplace([context, &tensor, &result, b, reducer, map, slot] {
           result.reset();
@@ -381,7 +388,7 @@ class Graph {
       Entry e{&pack, blocks, key};
       connect(e);
       record(e, GraphNodeRole::halo, " pack for rank " + std::to_string(h.peer));
-      chain(pack);
+      chain(pack, blocks);
       for (std::size_t b : blocks) out_of[b].push_back(&pack);
       Node& send = stage_graph().emplace_async([ranks, bytes, peer = h.peer, channel](AsyncDone done) {
         ranks->post_send(bytes->data(), bytes->size(), peer, channel, detail::finish_async(done));
@@ -408,7 +415,7 @@ class Graph {
       connect(e);
       receive.precede(unpack);
       record(e, GraphNodeRole::halo, " unpack from rank " + std::to_string(h.peer));
-      chain(unpack);
+      chain(unpack, blocks);
       for (std::size_t b : blocks) into[b].push_back(&unpack);
     }
   }
@@ -429,8 +436,8 @@ class Graph {
       R mine;
       std::vector<R> all;
     };
-    auto totals = std::make_shared<Totals>(Totals{Reducer::template identity<R>(),
-                                                  std::vector<R>(static_cast<std::size_t>(ranks.size()))});
+    auto totals = std::make_shared<Totals>(
+        Totals{Reducer::template identity<R>(), std::vector<R>(static_cast<std::size_t>(ranks.size()))});
     keep_alive(totals);
     const std::uint64_t channel = ranks.next_channel();
     return stage_graph().emplace_async([&ranks, partials, totals, &result, reducer, channel](AsyncDone done) {

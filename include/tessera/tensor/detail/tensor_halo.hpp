@@ -4,6 +4,7 @@
 // the devices, run of consecutive rows by run; anything else is staged
 // through host requests of only the rows involved.
 
+#include <algorithm>
 #include <vector>
 
 #include "tessera/device/device.hpp"
@@ -20,8 +21,7 @@ void Tensor<T, D, L>::exchange_padding() {
 
 template <typename T, std::size_t D, Layout L>
 void Tensor<T, D, L>::transfer(const HaloTransfer<D>& h) {
-  if (h.source >= num_blocks() || h.destination >= num_blocks() ||
-      (h.source == h.destination && h.shift == Index<D>{}))
+  if (h.source >= num_blocks() || h.destination >= num_blocks() || (h.source == h.destination && h.shift == Index<D>{}))
     throw Error("tensor '" + options_.name + "': halo transfer from block " + std::to_string(h.source) + " to block " +
                 std::to_string(h.destination) + " is not between two blocks of its " + std::to_string(num_blocks()) +
                 "; pass a transfer from halo_transfers()");
@@ -45,7 +45,8 @@ bool Tensor<T, D, L>::copies_on_devices(const HaloTransfer<D>& h) const {
     const BlockGeometry<D>& g = geometry_[b];
     const bool padded_row = h.box.lo.coords[0] == g.interior.lo.coords[0] - g.padding.coords[0] &&
                             h.box.hi.coords[0] == g.interior.hi.coords[0] + g.padding.coords[0];
-    const bool domain_row = h.box.lo.coords[0] == 0 && h.box.hi.coords[0] == static_cast<std::int64_t>(sizes_.sizes[0]) &&
+    const bool domain_row = h.box.lo.coords[0] == 0 &&
+                            h.box.hi.coords[0] == static_cast<std::int64_t>(sizes_.sizes[0]) &&
                             g.interior.lo.coords[0] == 0 && g.interior.hi.coords[0] == h.box.hi.coords[0];
     if (!padded_row && !domain_row) return false;
   }
@@ -95,10 +96,25 @@ void Tensor<T, D, L>::transfer_on_devices(const HaloTransfer<D>& h) {
 
 template <typename T, std::size_t D, Layout L>
 void Tensor<T, D, L>::transfer_through_host(const HaloTransfer<D>& h) {
-  const std::vector<Index<D>> sites = detail::sites_of(h.box);
-  std::vector<Index<D>> sources = sites;
-  for (Index<D>& i : sources) i = i - h.shift;
-  detail::write_sites(*this, h.destination, sites, detail::read_sites(*this, h.source, sources));
+  // Site by site between host holds of only the rows involved, with no list of sites: halos
+  // are copied every step. The destination's rows keep their other sites, so they are read in.
+  Index<D> last = h.box.hi;
+  for (std::size_t d = 0; d < D; ++d) last.coords[d] -= 1;
+  const RowRange to{row_of(h.destination, h.box.lo), row_of(h.destination, last) + 1};
+  const RowRange from{row_of(h.source, h.box.lo - h.shift), row_of(h.source, last - h.shift) + 1};
+  const Index<D> src_lo = geometry_[h.source].interior.lo + h.shift, dst_lo = geometry_[h.destination].interior.lo;
+  if (h.source == h.destination) {
+    // A periodic block wrapping onto itself: one hold over both row ranges.
+    const RowRange both{std::min(to.begin, from.begin), std::max(to.end, from.end)};
+    const detail::HostHold hold(buffers_[h.source], Access::read_write, both);
+    const BlockView<T, D, L> v{hold.base(), geometry_[h.source]};
+    for_each_index(h.box, [&](const Index<D>& i) { v.at(i - dst_lo) = T(v.at(i - src_lo)); });
+    return;
+  }
+  const detail::HostHold src(buffers_[h.source], Access::read, from);
+  const detail::HostHold dst(buffers_[h.destination], Access::read_write, to);
+  const BlockView<T, D, L> s{src.base(), geometry_[h.source]}, d{dst.base(), geometry_[h.destination]};
+  for_each_index(h.box, [&](const Index<D>& i) { d.at(i - dst_lo) = T(s.at(i - src_lo)); });
 }
 
 }  // namespace tessera
