@@ -106,9 +106,8 @@ class EulerSolver {
     add_boundary(g, in_);
     g.then_split(Sweep<0, T>{gas_, h_}, tessera::concurrent_padded_access(in_), out_, std::cref(dt_));
     add_boundary(g, out_);
-    g.then_split(Sweep<1, T>{gas_, h_}, tessera::concurrent_padded_access(out_), in_, std::cref(dt_)).then([this] {
-      finish_step();
-    });
+    g.then_split(Sweep<1, T>{gas_, h_}, tessera::concurrent_padded_access(out_), in_, std::cref(dt_))
+        .then([this] { finish_step(); });
   }
 
   /// Steps until t_final; returns the number of steps taken.
@@ -253,7 +252,8 @@ class EulerSolver {
     if (p.nx == 0 || p.ny == 0 || !(p.h > 0) || !(p.gamma > 1) || !p.initial)
       throw tessera::Error("EulerSolver: problem '" + p.name + "' has " + std::to_string(p.nx) + " x " +
                            std::to_string(p.ny) + " cells of width " + std::to_string(p.h) + ", gamma " +
-                           std::to_string(p.gamma) + (p.initial ? "" : " and no initial state") +
+                           std::to_string(p.gamma) +
+                           (p.initial ? "" : " and no initial state") +
                            "; it needs cells, a positive width, gamma > 1 and an initial state");
     if (o.rank_grid && o.ranks == nullptr)
       throw tessera::Error("EulerSolver: problem '" + p.name + "': a rank_grid was given without ranks to spread over");

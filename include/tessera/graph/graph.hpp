@@ -103,31 +103,31 @@ class Graph {
 
   /// Adds `f(args...)` to the current level: it runs after the previous level.
   template <class F, class... Args>
-  requires(!std::is_same_v<std::remove_cvref_t<F>, Graph> &&
-           !std::is_same_v<std::remove_cvref_t<F>, GraphNodeSpec>) Graph& emplace(F&& f, Args&&... args) {
+    requires(!std::is_same_v<std::remove_cvref_t<F>, Graph> && !std::is_same_v<std::remove_cvref_t<F>, GraphNodeSpec>)
+  Graph& emplace(F&& f, Args&&... args) {
     begin_operation(false, "emplace");
     add_plain(stage_graph().emplace(std::forward<F>(f), std::forward<Args>(args)...), GraphNodeRole::plain);
     return *this;
   }
   /// Adds `f(args...)` as a new level: it runs after every node of the current level.
   template <class F, class... Args>
-  requires(!std::is_same_v<std::remove_cvref_t<F>, Graph> &&
-           !std::is_same_v<std::remove_cvref_t<F>, GraphNodeSpec>) Graph& then(F&& f, Args&&... args) {
+    requires(!std::is_same_v<std::remove_cvref_t<F>, Graph> && !std::is_same_v<std::remove_cvref_t<F>, GraphNodeSpec>)
+  Graph& then(F&& f, Args&&... args) {
     begin_operation(true, "then");
     add_plain(stage_graph().emplace(std::forward<F>(f), std::forward<Args>(args)...), GraphNodeRole::plain);
     return *this;
   }
   /// Adds several nodes made with make_node to the current level, or (then) as a new level.
   template <class... Specs>
-  requires(sizeof...(Specs) > 0 &&
-           (std::is_same_v<std::remove_cvref_t<Specs>, GraphNodeSpec> && ...)) Graph& emplace(Specs&&... specs) {
+    requires(sizeof...(Specs) > 0 && (std::is_same_v<std::remove_cvref_t<Specs>, GraphNodeSpec> && ...))
+  Graph& emplace(Specs&&... specs) {
     begin_operation(false, "emplace");
     (add_plain(stage_graph().emplace(std::move(specs.work)), GraphNodeRole::plain), ...);
     return *this;
   }
   template <class... Specs>
-  requires(sizeof...(Specs) > 0 &&
-           (std::is_same_v<std::remove_cvref_t<Specs>, GraphNodeSpec> && ...)) Graph& then(Specs&&... specs) {
+    requires(sizeof...(Specs) > 0 && (std::is_same_v<std::remove_cvref_t<Specs>, GraphNodeSpec> && ...))
+  Graph& then(Specs&&... specs) {
     begin_operation(true, "then");
     (add_plain(stage_graph().emplace(std::move(specs.work)), GraphNodeRole::plain), ...);
     return *this;
@@ -166,12 +166,14 @@ class Graph {
   /// Per-block partial reductions of `map(it)` with `reducer`, each starting as soon as its
   /// block is ready, and a final node that combines them in block order into `result` and
   /// marks it complete (Ripple figure 4), in the current level.
-  template <TensorLike Tn, class R, class Reducer, class Map = detail::SiteValue, class Variant = detail::build_variant>
+  template <TensorLike Tn, class R, class Reducer, class Map = detail::SiteValue,
+            class Variant = detail::build_variant>
   Graph& reduce(Tn& tensor, ReductionResult<R>& result, const Reducer& reducer, const Map& map = {}) {
     return add_reduce(false, tensor, result, reducer, map);
   }
   /// As reduce, as a new level.
-  template <TensorLike Tn, class R, class Reducer, class Map = detail::SiteValue, class Variant = detail::build_variant>
+  template <TensorLike Tn, class R, class Reducer, class Map = detail::SiteValue,
+            class Variant = detail::build_variant>
   Graph& then_reduce(Tn& tensor, ReductionResult<R>& result, const Reducer& reducer, const Map& map = {}) {
     return add_reduce(true, tensor, result, reducer, map);
   }
@@ -242,8 +244,8 @@ class Graph {
     auto stored = std::make_tuple(detail::store_graph_arg(std::forward<A>(args))...);
     const std::size_t blocks = std::apply(
         [&](auto&... s) { return detail::check_kernel_arguments(what, options, detail::launch_view(s)...); }, stored);
-    auto& first = std::apply(
-        [](auto&... s) -> decltype(auto) { return detail::first_tensor(detail::launch_view(s)...); }, stored);
+    auto& first = std::apply([](auto&... s) -> decltype(auto) { return detail::first_tensor(detail::launch_view(s)...); },
+                             stored);
     const std::size_t key = detail::partitioning_key(first);
     begin_operation(new_level, "split");
 
@@ -289,7 +291,8 @@ class Graph {
           into[h.destination].push_back(&n);
           const bool through_host = !t.copies_on_devices(h);
           // A concurrent kernel only reads its block (staged or not); an exclusive one writes it.
-          if (Stored::mode == PaddedAccess::exclusive || through_host) out_of[h.source].push_back(&n);
+          if (Stored::mode == PaddedAccess::exclusive || through_host)
+            out_of[h.source].push_back(&n);
           if (through_host)
             chain(n, {h.source, h.destination});
           else
@@ -305,10 +308,15 @@ class Graph {
     for (std::size_t b = 0; b < blocks; ++b) {
       Node* node;
       if (detail::runs_on_device(first, b, options)) {
-        node = &stage_graph().emplace_on(detail::block_stream(first, b), [options, b, kernel, stored](Stream&) mutable {
-          std::apply([&](auto&... s) { detail::launch_block(nullptr, options, b, kernel, detail::launch_arg(s)...); },
-                     stored);
-        });
+        node = &stage_graph().emplace_on(detail::block_stream(first, b),
+                                         [options, b, kernel, stored](Stream&) mutable {
+                                           std::apply(
+                                               [&](auto&... s) {
+                                                 detail::launch_block(nullptr, options, b, kernel,
+                                                                      detail::launch_arg(s)...);
+                                               },
+                                               stored);
+                                         });
       } else {
         node = &stage_graph().emplace([context, options, b, kernel, stored]() mutable {
           Executor* ex = detail::run_executor(*context);
@@ -340,10 +348,11 @@ class Graph {
       Node* node;
       if (tensor.space(b) != 0 && default_kind_ != ExecKind::cpu) {
         Device& device = tensor.memory().device(tensor.space(b));
-        node = &stage_graph().emplace_on(device.block_stream(b), [&tensor, &result, b, reducer, map, slot](Stream&) {
-          result.reset();
-          detail::reduce_block<R>(nullptr, tensor, b, reducer, map, slot);
-        });
+        node = &stage_graph().emplace_on(device.block_stream(b),
+                                         [&tensor, &result, b, reducer, map, slot](Stream&) {
+                                           result.reset();
+                                           detail::reduce_block<R>(nullptr, tensor, b, reducer, map, slot);
+                                         });
       } else {
         node = &stage_graph().emplace([context, &tensor, &result, b, reducer, map, slot] {
           result.reset();

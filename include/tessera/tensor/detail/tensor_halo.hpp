@@ -45,8 +45,7 @@ bool Tensor<T, D, L>::copies_on_devices(const HaloTransfer<D>& h) const {
     const BlockGeometry<D>& g = geometry_[b];
     const bool padded_row = h.box.lo.coords[0] == g.interior.lo.coords[0] - g.padding.coords[0] &&
                             h.box.hi.coords[0] == g.interior.hi.coords[0] + g.padding.coords[0];
-    const bool domain_row = h.box.lo.coords[0] == 0 &&
-                            h.box.hi.coords[0] == static_cast<std::int64_t>(sizes_.sizes[0]) &&
+    const bool domain_row = h.box.lo.coords[0] == 0 && h.box.hi.coords[0] == static_cast<std::int64_t>(sizes_.sizes[0]) &&
                             g.interior.lo.coords[0] == 0 && g.interior.hi.coords[0] == h.box.hi.coords[0];
     if (!padded_row && !domain_row) return false;
   }
