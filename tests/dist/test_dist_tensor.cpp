@@ -9,6 +9,8 @@
 #include <tessera/exec.hpp>
 #include <tessera/graph.hpp>
 #include <tessera/io/checkpoint.hpp>
+#include <tessera/io/hdf5.hpp>
+#include <tessera/io/png.hpp>
 #include <tessera/layout.hpp>
 #include <tessera/memory/memory_manager.hpp>
 #include <tessera/sched/executor.hpp>
@@ -19,6 +21,8 @@
 #include <array>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -391,4 +395,57 @@ TEST(DistTensor, PeriodicAcrossRanksIsRefused) {
   o.periodic = {true, true};
   tessera::Tensor<double, 2> wraps(memory, {16, 16}, o);
   EXPECT_NO_THROW(wraps.load_boundary(tessera::Periodic{}));
+}
+
+namespace {
+std::string file_bytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+}  // namespace
+
+// A picture of a distributed tensor: rank 0 writes it, every rank gets its range, and it is the
+// picture one process writes. A series, one process's file, refuses a distributed tensor.
+TEST(DistTensor, OutputsOfADistributedTensor) {
+  auto& comm = test_comm();
+  tessera::DeviceSet set = tessera::DeviceSet::select("host");
+  tessera::MemoryManager memory(set);
+  const tessera::Extent<2> sizes{40, 30};
+  const std::vector<double> dense = dense_values(sizes);
+  tessera::TensorOptions<2> o;
+  o.over(comm);
+  tessera::Tensor<double, 2> spread(memory, sizes, o);
+  spread.fill_from(dense.data());
+  const auto dir = std::filesystem::temp_directory_path();
+  const std::string mine = (dir / ("tessera_dist_png_" + std::to_string(comm.size()) + ".png")).string();
+  const std::string alone = (dir / ("tessera_dist_png_" + std::to_string(comm.size()) + "_rank" +
+                                    std::to_string(comm.rank()) + ".png"))
+                                .string();
+  if (tessera::io::png_supported()) {
+    const tessera::io::ColorRange r = tessera::io::write_png(mine, spread);
+    EXPECT_EQ(r.lo, site_value(tessera::Index<2>{0, 0}));
+    EXPECT_EQ(r.hi, site_value(tessera::Index<2>{39, 29}));
+    tessera::Tensor<double, 2> whole(memory, sizes);
+    whole.fill_from(dense.data());
+    tessera::io::write_png(alone, whole);
+    EXPECT_EQ(file_bytes(mine), file_bytes(alone));
+    std::filesystem::remove(alone);
+    // Rank 0 cannot write: every rank hears of it.
+    EXPECT_NE(error_of([&] { tessera::io::write_png("/nonexistent-dir/u.png", spread); }).find("u.png"),
+              std::string::npos);
+    comm.barrier();
+    if (comm.rank() == 0) std::filesystem::remove(mine);
+  }
+  if (tessera::io::hdf5_supported() && comm.size() > 1) {
+    const std::string base = (dir / ("tessera_dist_h5_" + std::to_string(comm.size()) + "_rank" +
+                                     std::to_string(comm.rank())))
+                                 .string();
+    {
+      tessera::io::Hdf5Series series(base, tessera::io::UniformGrid{{40, 30}, {0.0, 0.0}, {1.0, 1.0}});
+      series.begin_step(0, 0.0);
+      EXPECT_NE(error_of([&] { series.write("u", spread); }).find("is spread over"), std::string::npos);
+    }
+    std::filesystem::remove(base + ".h5");
+    std::filesystem::remove(base + ".xmf");
+  }
 }

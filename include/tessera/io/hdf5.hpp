@@ -64,6 +64,11 @@ class Hdf5Series {
   template <typename T, std::size_t D, Layout L, typename Select>
     requires std::is_invocable_v<Select&, const T&>
   void write(const std::string& name, const Tensor<T, D, L>& tensor, Select select) {
+    if (tensor.ranks() != nullptr && tensor.ranks()->size() > 1)
+      throw Error("Hdf5Series::write('" + name + "'): tensor '" + tensor.name() + "' is spread over " +
+                  std::to_string(tensor.ranks()->size()) +
+                  " ranks, and a series is one process's file; call gather_to on every rank and write the "
+                  "gathered values (write(name, span)) from a series that rank 0 alone opened");
     std::vector<std::size_t> sizes(D);
     for (std::size_t d = 0; d < D; ++d) sizes[d] = tensor.size()[d];
     check_sizes(name, sizes);

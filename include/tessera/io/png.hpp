@@ -14,6 +14,7 @@
 // tessera::Error saying so, and png_supported() is false.
 
 #include <cstddef>
+#include <exception>
 #include <optional>
 #include <span>
 #include <string>
@@ -49,7 +50,8 @@ ColorRange write_png(const std::string& path, std::span<const float> field, std:
 
 /// Writes select(site) for every site of a 2-D tensor (gathered to the host with gather_to).
 /// `select` takes an owned T (a Record, or the number itself) and returns something convertible
-/// to double.
+/// to double. For a tensor spread over ranks the call is collective: rank 0 writes the picture,
+/// and every rank gets its range, or the error that stopped rank 0.
 ///
 ///   write_png("rho.png", state, [](const State<double, 2>& s) { return s.density(); });
 template <typename T, Layout L, typename Select>
@@ -61,7 +63,26 @@ ColorRange write_png(const std::string& path, const Tensor<T, 2, L>& tensor, Sel
   tensor.gather_to(dense.data());
   std::vector<double> field(dense.size());
   for (std::size_t k = 0; k < dense.size(); ++k) field[k] = static_cast<double>(select(std::as_const(dense[k])));
-  return write_png(path, std::span<const double>(field), n[0], n[1], options);
+  Ranks* ranks = tensor.ranks();
+  if (ranks == nullptr || ranks->size() == 1) return write_png(path, std::span<const double>(field), n[0], n[1], options);
+  // One writer, and every rank learns the outcome before any goes on (and reads the file, say).
+  double outcome[3] = {0, 0, 0};  // written?, range
+  std::exception_ptr failure;
+  if (ranks->rank() == 0) {
+    try {
+      const ColorRange r = write_png(path, std::span<const double>(field), n[0], n[1], options);
+      outcome[0] = 1, outcome[1] = r.lo, outcome[2] = r.hi;
+    } catch (...) {
+      failure = std::current_exception();
+    }
+  }
+  std::vector<double> all(3 * static_cast<std::size_t>(ranks->size()));
+  all_gather(*ranks, tensor.collective_channel(), outcome, sizeof outcome, all.data());
+  if (failure) std::rethrow_exception(failure);
+  if (all[0] == 0)
+    throw Error("PNG '" + path + "' of distributed tensor '" + tensor.name() +
+                "': rank 0, which writes it, failed (its error says why)");
+  return ColorRange{all[1], all[2]};
 }
 
 /// Writes a 2-D tensor of numbers.
