@@ -10,6 +10,7 @@
 #endif
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <string>
 #include <thread>
@@ -547,6 +548,14 @@ void Communicator::post_recv(void* data, std::size_t bytes, int source, std::uin
     else
       done(s.error);
   });
+}
+
+void Communicator::fail(const std::string& what) noexcept {
+  std::fprintf(stderr, "tessera::dist: rank %d failed: %s\nThe other ranks wait for its messages, so MPI_Abort ends them all.\n",
+               impl_->rank, what.c_str());
+  std::fflush(stderr);
+  MPI_Abort(impl_->comm, 1);
+  std::abort();  // MPI_Abort does not return; if it did, this rank must still not go on
 }
 
 Node& Communicator::send_node(NodeGraph& graph, const void* data, std::size_t bytes, int dest, int tag) {

@@ -219,6 +219,7 @@ void Graph::join(Graph& sub, bool new_level) {
   kept_.push_back(sub.context_);
   for (auto& k : sub.kept_) kept_.push_back(std::move(k));
   sub.kept_.clear();
+  if (sub.ranks_ != nullptr) ranks_ = sub.ranks_;
 
   if (sub.single_pass()) {
     auto it = std::find_if(sub.stages_.begin(), sub.stages_.end(), [](const auto& s) { return !s->nodes->empty(); });
@@ -268,6 +269,18 @@ void Graph::run_passes(Executor& executor) {
   }
 }
 
+void Graph::run_exchanging(Executor& executor) {
+  // The other ranks wait for this rank's messages: a run that fails here ends them too (with
+  // the error), rather than leaving them waiting.
+  try {
+    run_passes(executor);
+  } catch (const std::exception& e) {
+    ranks_->fail("Graph '" + name_ + "': " + e.what());
+  } catch (...) {
+    ranks_->fail("Graph '" + name_ + "': a node threw something that is not a std::exception");
+  }
+}
+
 std::future<void> Graph::start(Executor& executor, std::function<void()> driver) {
   if (size() == 0) throw Error("Graph '" + name_ + "' is empty; add operations before running it");
   context_->executor.store(&executor, std::memory_order_release);
@@ -290,6 +303,11 @@ std::future<void> Graph::run(Executor& executor) { return run_n(executor, 1); }
 
 std::future<void> Graph::run_n(Executor& executor, std::size_t n) {
   if (size() == 0) throw Error("Graph '" + name_ + "' is empty; add operations before running it");
+  if (ranks_ != nullptr) {
+    return start(executor, [this, &executor, n] {
+      for (std::size_t i = 0; i < n; ++i) run_exchanging(executor);
+    });
+  }
   if (single_pass()) {
     context_->executor.store(&executor, std::memory_order_release);
     return executor.run_n(pass(0), n);
@@ -302,6 +320,11 @@ std::future<void> Graph::run_n(Executor& executor, std::size_t n) {
 std::future<void> Graph::run_until(Executor& executor, std::function<bool()> stop) {
   if (!stop) throw Error("Graph '" + name_ + "': run_until was given an empty stop predicate");
   if (size() == 0) throw Error("Graph '" + name_ + "' is empty; add operations before running it");
+  if (ranks_ != nullptr) {
+    return start(executor, [this, &executor, stop = std::move(stop)] {
+      while (!stop()) run_exchanging(executor);
+    });
+  }
   if (single_pass()) {
     context_->executor.store(&executor, std::memory_order_release);
     return executor.run_until(pass(0), std::move(stop));

@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <exception>
 #include <functional>
+#include <string>
 
 namespace tessera {
 
@@ -39,6 +40,11 @@ class Ranks {
   /// same distributed tensors and building the same graphs in the same order does), so that
   /// the n-th channel of one rank is the n-th of every other.
   std::uint64_t next_channel() noexcept { return next_channel_++; }
+
+  /// This rank failed in the middle of work whose messages the other ranks wait for (a graph
+  /// over distributed tensors whose run threw): they would wait forever, so the implementation
+  /// ends the run on every rank, saying which rank failed and why. Does not return.
+  [[noreturn]] virtual void fail(const std::string& what) noexcept = 0;
 
  private:
   std::uint64_t next_channel_ = 0;

@@ -92,6 +92,9 @@ class Communicator : public tessera::Ranks {
   /// tessera::Ranks: the messages of distributed tensors and graphs, on tags above the user's.
   void post_send(const void* data, std::size_t bytes, int dest, std::uint64_t channel, Done done) override;
   void post_recv(void* data, std::size_t bytes, int source, std::uint64_t channel, Done done) override;
+  /// Prints "tessera::dist: rank R failed: <what>" and ends every rank (MPI_Abort): the other
+  /// ranks are waiting for messages this rank will not send.
+  [[noreturn]] void fail(const std::string& what) noexcept override;
   /// How many ranks share this rank's node (MPI_COMM_TYPE_SHARED): what a rank's thread pool is
   /// sized by, so ranks on one node do not take each other's cores.
   int ranks_on_node() const noexcept;

@@ -203,6 +203,8 @@ class Graph {
   // -- running ---------------------------------------------------------------------------------------
 
   /// Runs the graph once on `executor`; the future rethrows a node's or predicate's exception.
+  /// A graph over tensors spread over ranks is the exception: the other ranks wait for this
+  /// one's messages, so a node that throws ends every rank (Ranks::fail, with the error).
   std::future<void> run(Executor& executor);
   /// Runs the graph n times in a row.
   std::future<void> run_n(Executor& executor, std::size_t n);
@@ -387,7 +389,7 @@ class Graph {
   template <class Tn, class Chain>
   void add_rank_sends(Tn& t, std::size_t key, std::uint64_t channel, std::vector<std::vector<Node*>>& out_of,
                       Chain& chain) {
-    Ranks* ranks = t.ranks();
+    Ranks* ranks = ranks_ = t.ranks();
     for (std::size_t k = 0; k < t.halo_sends().size(); ++k) {
       const auto& h = t.halo_sends()[k];
       auto bytes = std::make_shared<std::vector<std::byte>>(h.sites * sizeof(typename Tn::value_type));
@@ -409,7 +411,7 @@ class Graph {
   template <class Tn, class Chain>
   void add_rank_receives(Tn& t, std::size_t key, std::uint64_t channel, std::vector<std::vector<Node*>>& into,
                          Chain& chain) {
-    Ranks* ranks = t.ranks();
+    Ranks* ranks = ranks_ = t.ranks();
     for (std::size_t k = 0; k < t.halo_recvs().size(); ++k) {
       const auto& h = t.halo_recvs()[k];
       auto bytes = std::make_shared<std::vector<std::byte>>(h.sites * sizeof(typename Tn::value_type));
@@ -445,6 +447,7 @@ class Graph {
       R mine;
       std::vector<R> all;
     };
+    ranks_ = &ranks;
     auto totals = std::make_shared<Totals>(
         Totals{Reducer::template identity<R>(), std::vector<R>(static_cast<std::size_t>(ranks.size()))});
     keep_alive(totals);
@@ -491,6 +494,7 @@ class Graph {
   void join(Graph& sub, bool new_level);
   bool single_pass() const noexcept;
   void run_passes(Executor& executor);
+  void run_exchanging(Executor& executor);
   std::future<void> start(Executor& executor, std::function<void()> driver);
 
   std::string name_;
@@ -501,6 +505,8 @@ class Graph {
   std::string operation_name_;
   std::vector<std::pair<Node*, std::string>> last_operation_;
   std::vector<std::shared_ptr<void>> kept_;
+  // The ranks this graph exchanges messages with (null: none): a failed run must end them too.
+  Ranks* ranks_ = nullptr;
   std::shared_ptr<std::atomic<int>> in_flight_;
 };
 
