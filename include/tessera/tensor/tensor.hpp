@@ -32,6 +32,20 @@
 
 namespace tessera {
 
+namespace detail {
+/// Block b's interior in a plan cut from a part whose interior starts at `origin` (global).
+template <std::size_t D>
+Box<D> block_interior(const PartitionPlan& plan, std::size_t b, const Index<D>& origin) {
+  Box<D> interior;
+  for (std::size_t d = 0; d < D; ++d) {
+    const std::size_t g = plan.grid_coord(b, d);
+    interior.lo.coords[d] = origin.coords[d] + plan.cuts[d][g];
+    interior.hi.coords[d] = origin.coords[d] + plan.cuts[d][g + 1];
+  }
+  return interior;
+}
+}  // namespace detail
+
 template <typename T, std::size_t D, Layout L>
 class HostAccess;
 
@@ -236,6 +250,7 @@ class Tensor {
   Error out_of_range(const Index<D>& i, std::size_t d) const;
   void transfer_on_devices(const HaloTransfer<D>& h);
   void transfer_through_host(const HaloTransfer<D>& h);
+  PartitionRequest partition_request(const Extent<D>& sizes) const;
   void check_declaration(const Extent<D>& sizes);
   void plan_rank_halos(const PartitionRequest& request);
   void exchange_rank_halos();
@@ -251,6 +266,8 @@ class Tensor {
   Box<D> local_{};
   RankDecomposition decomposition_;  // empty grid: not distributed
   std::vector<RankHalo<D>> halo_sends_, halo_recvs_;
+  // exchange_padding's message bytes: (receives, sends), one per entry of halo_recvs_/halo_sends_.
+  std::pair<std::vector<std::vector<std::byte>>, std::vector<std::vector<std::byte>>> halo_staging_;
   std::uint64_t halo_channel_ = 0, collective_channel_ = 0;
 };
 

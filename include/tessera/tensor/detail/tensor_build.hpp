@@ -21,16 +21,7 @@ void Tensor<T, D, L>::build(const Extent<D>& sizes) {
   Extent<D> local_sizes = sizes;
   if (options_.ranks) {
     // Validate sizes first (a zero or negative size would make the rank arithmetic meaningless).
-    PartitionRequest whole;
-    whole.name = &options_.name;
-    whole.dims = D;
-    whole.sizes = sizes.sizes;
-    whole.partitions = options_.partitions.sizes;
-    whole.sub_partitions = options_.sub_partitions.sizes;
-    whole.padding = options_.padding.coords;
-    whole.spaces = options_.spaces;
-    whole.num_spaces = memory_->num_spaces();
-    (void)make_partition_plan(whole);
+    (void)make_partition_plan(partition_request(sizes));
     std::size_t blocks[D];
     for (std::size_t d = 0; d < D; ++d) blocks[d] = options_.partitions.sizes[d] * options_.sub_partitions.sizes[d];
     decomposition = make_rank_decomposition(options_.name, D, sizes.sizes, options_.rank_grid.sizes,
@@ -41,27 +32,13 @@ void Tensor<T, D, L>::build(const Extent<D>& sizes) {
       local_sizes.sizes[d] = static_cast<std::size_t>(local.hi.coords[d] - local.lo.coords[d]);
     }
   }
-  PartitionRequest request;
-  request.name = &options_.name;
-  request.dims = D;
-  request.sizes = local_sizes.sizes;
-  request.partitions = options_.partitions.sizes;
-  request.sub_partitions = options_.sub_partitions.sizes;
-  request.padding = options_.padding.coords;
-  request.spaces = options_.spaces;
-  request.num_spaces = memory_->num_spaces();
+  const PartitionRequest request = partition_request(local_sizes);
   PartitionPlan plan = make_partition_plan(request);  // throws before anything changes
 
   std::vector<BlockGeometry<D>> geometry;
   std::vector<Buffer> buffers;
   for (std::size_t b = 0; b < plan.num_blocks(); ++b) {
-    Box<D> interior;
-    for (std::size_t d = 0; d < D; ++d) {
-      const std::size_t g = plan.grid_coord(b, d);
-      interior.lo.coords[d] = local.lo.coords[d] + plan.cuts[d][g];
-      interior.hi.coords[d] = local.lo.coords[d] + plan.cuts[d][g + 1];
-    }
-    geometry.push_back(make_block_geometry<T, L>(interior, options_.padding));
+    geometry.push_back(make_block_geometry<T, L>(detail::block_interior(plan, b, local.lo), options_.padding));
     buffers.emplace_back(*memory_, geometry.back().rows(), geometry.back().row_bytes,
                          options_.name + "[" + std::to_string(b) + "]");
     // Rows never written cannot be read (Buffer's rule): every block starts as zeros, padding
@@ -83,13 +60,28 @@ void Tensor<T, D, L>::build(const Extent<D>& sizes) {
 }
 
 template <typename T, std::size_t D, Layout L>
+PartitionRequest Tensor<T, D, L>::partition_request(const Extent<D>& sizes) const {
+  PartitionRequest request;
+  request.name = &options_.name;
+  request.dims = D;
+  request.sizes = sizes.sizes;  // `sizes` outlives the request's use
+  request.partitions = options_.partitions.sizes;
+  request.sub_partitions = options_.sub_partitions.sizes;
+  request.padding = options_.padding.coords;
+  request.spaces = options_.spaces;
+  request.num_spaces = memory_->num_spaces();
+  return request;
+}
+
+template <typename T, std::size_t D, Layout L>
 Error Tensor<T, D, L>::out_of_range(const Index<D>& i, std::size_t d) const {
   std::ostringstream os;
   if (options_.ranks && i.coords[d] >= -options_.padding.coords[d] &&
       i.coords[d] < static_cast<std::int64_t>(sizes_.sizes[d]) + options_.padding.coords[d]) {
     os << "tensor '" << options_.name << "': index " << i << " is held by another rank: rank "
-       << options_.ranks->rank() << " holds " << local_.lo << " .. " << local_.hi << " (exclusive) and its padding (" << options_.padding.coords[d]
-       << " in dimension " << d << "); reach other ranks' sites through gather_to, or pass an index of this rank's part";
+       << options_.ranks->rank() << " holds " << local_.lo << " .. " << local_.hi << " (exclusive) and its padding ("
+       << options_.padding.coords[d] << " in dimension " << d
+       << "); reach other ranks' sites through gather_to, or pass an index of this rank's part";
     return Error(os.str());
   }
   os << "tensor '" << options_.name << "': index " << i << " is outside the tensor in dimension " << d

@@ -42,15 +42,7 @@ std::vector<Box<D>> Tensor<T, D, L>::block_interiors(const PartitionRequest& req
   r.spaces.clear();
   const PartitionPlan plan = make_partition_plan(r);
   std::vector<Box<D>> out;
-  for (std::size_t b = 0; b < plan.num_blocks(); ++b) {
-    Box<D> interior;
-    for (std::size_t d = 0; d < D; ++d) {
-      const std::size_t g = plan.grid_coord(b, d);
-      interior.lo.coords[d] = part.lo.coords[d] + plan.cuts[d][g];
-      interior.hi.coords[d] = part.lo.coords[d] + plan.cuts[d][g + 1];
-    }
-    out.push_back(interior);
-  }
+  for (std::size_t b = 0; b < plan.num_blocks(); ++b) out.push_back(detail::block_interior(plan, b, part.lo));
   return out;
 }
 
@@ -88,6 +80,10 @@ void Tensor<T, D, L>::plan_rank_halos(const PartitionRequest& request) {
     if (!in.boxes.empty()) halo_recvs_.push_back(std::move(in));
     if (!out.boxes.empty()) halo_sends_.push_back(std::move(out));
   }
+  halo_staging_.first.clear();
+  halo_staging_.second.clear();
+  for (const RankHalo<D>& h : halo_recvs_) halo_staging_.first.emplace_back(h.sites * sizeof(T));
+  for (const RankHalo<D>& h : halo_sends_) halo_staging_.second.emplace_back(h.sites * sizeof(T));
 }
 
 namespace detail {
@@ -134,15 +130,15 @@ void Tensor<T, D, L>::unpack_halo(const RankHalo<D>& h, const std::byte* in) {
 template <typename T, std::size_t D, Layout L>
 void Tensor<T, D, L>::exchange_rank_halos() {
   Ranks& ranks = *options_.ranks;
-  std::vector<std::vector<std::byte>> in(halo_recvs_.size()), out(halo_sends_.size());
+  // Staging sized once (plan_rank_halos): exchange_padding runs every step.
+  auto& in = halo_staging_.first;
+  auto& out = halo_staging_.second;
   const std::size_t receives = halo_recvs_.size();
   wait_for_messages(receives + halo_sends_.size(), [&](Ranks::Done done, std::size_t k) {
     if (k < receives) {
-      in[k].resize(halo_recvs_[k].sites * sizeof(T));
       ranks.post_recv(in[k].data(), in[k].size(), halo_recvs_[k].peer, halo_channel_, std::move(done));
     } else {
       const RankHalo<D>& h = halo_sends_[k - receives];
-      out[k - receives].resize(h.sites * sizeof(T));
       pack_halo(h, out[k - receives].data());
       ranks.post_send(out[k - receives].data(), out[k - receives].size(), h.peer, halo_channel_, std::move(done));
     }
