@@ -1,4 +1,5 @@
-// tessera-bench-memory [--json FILE] [--quick] (the copy benchmarks are in copies.cpp)
+// tessera-bench-memory [--json FILE] [--quick] [--only pools|copies|device-nodes|cuda]
+// (the copy benchmarks are in copies.cpp)
 // PoolAllocator against malloc/free for a churn of mixed sizes (1 and 2 threads), and Arena
 // against malloc/free for per-iteration scratch. The benchmark never touches the blocks, so
 // these are the allocators' own costs; malloc writing its headers into the blocks is part of its.
@@ -148,6 +149,7 @@ int main(int argc, char** argv) {
   // The region is reserved, never written: the pool keeps all its bookkeeping elsewhere.
   const std::size_t region_bytes = std::size_t{1} << 30;
   std::unique_ptr<std::byte[]> region(new std::byte[region_bytes]);
+  if (args.runs("pools")) {
   for (int threads : {1, 2}) {
     const std::string name = "churn-64B-64KiB-" + std::to_string(threads) + "thread";
     const double malloc_ns = churn_ns(Malloc{}, threads, ops, reps);
@@ -180,10 +182,11 @@ int main(int argc, char** argv) {
       [&] { arena.reset(); }, iterations, reps);
   report.add({"scratch-64-per-reset", "malloc-free", "per-block", malloc_ns, "ns", "", 0, 0});
   report.add({"scratch-64-per-reset", "Arena", "per-block", arena_ns, "ns", "malloc-free", malloc_ns, 0});
-  tessera::bench::run_copy_benchmarks(report, args.quick);
-  tessera::bench::run_device_node_benchmarks(report, args.quick);
+  }
+  if (args.runs("copies")) tessera::bench::run_copy_benchmarks(report, args.quick);
+  if (args.runs("device-nodes")) tessera::bench::run_device_node_benchmarks(report, args.quick);
 #ifdef TESSERA_BENCH_HAVE_CUDA
-  tessera::bench::run_cuda_benchmarks(report, args.quick);
+  if (args.runs("cuda")) tessera::bench::run_cuda_benchmarks(report, args.quick);
 #endif
   report.write_json(args.json);
 }

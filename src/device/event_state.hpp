@@ -6,12 +6,19 @@
 #include <memory>
 #include <mutex>
 
+namespace tessera {
+class Stream;
+}
+
 namespace tessera::detail {
 
 struct EventState {
   std::mutex mutex;
   std::condition_variable became_ready;
   bool ready = false;
+  // The stream it was recorded on (null for an Event made ready). A recording that waited on an
+  // event from outside it waits, on each replay, for that stream's latest work instead.
+  Stream* source = nullptr;
   // A cudaEvent_t recorded at the same point in a CUDA stream, so that other CUDA streams wait
   // on the device rather than on the flag. Only the CUDA backend sets it, before the Event is
   // handed out. Opaque here so that host and sim code need no CUDA headers; its deleter gives

@@ -1,6 +1,7 @@
 #include "event_state.hpp"
 
 #include <tessera/core/error.hpp>
+#include <tessera/device/capture.hpp>
 #include <tessera/device/device.hpp>
 #include <tessera/memory/bytes.hpp>
 
@@ -14,6 +15,7 @@ void Event::synchronize() const { state_->wait(); }
 
 Event Stream::record() {
   auto state = std::make_shared<detail::EventState>();
+  state->source = this;
   record_into(state);
   return Event(std::move(state));
 }
@@ -31,6 +33,30 @@ void Stream::enqueue_host_timed(std::function<void()> work, std::string label,
       },
       std::move(label));
   then([began, t = std::move(took)] { t(std::chrono::steady_clock::now() - *began); });
+}
+
+std::string Stream::capture_refusal(std::span<Stream* const> /*others*/) const {
+  return "stream " + name_ + " runs work as it is enqueued and cannot record it";
+}
+
+std::unique_ptr<StreamCapture> Stream::begin_capture(std::span<Stream* const> others) {
+  throw Error("cannot capture work on " + name_ + ": " + capture_refusal(others));
+}
+
+std::string StreamCapture::spoiled() const {
+  std::lock_guard lock(spoiled_mutex_);
+  if (is_spoiled_ && spoiled_.empty()) return "recorded work depends on state that a replay would not see";
+  return spoiled_;
+}
+
+void StreamCapture::spoil(const std::string& why) noexcept {
+  std::lock_guard lock(spoiled_mutex_);
+  if (is_spoiled_) return;
+  is_spoiled_ = true;
+  try {
+    spoiled_ = why;
+  } catch (...) {  // no room for the reason: spoiled() gives a general one
+  }
 }
 
 bool Stream::wait_ready(const Event& e) noexcept { return e.state_->is_ready(); }

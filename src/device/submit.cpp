@@ -1,19 +1,42 @@
 // submit: the device submission path every front end shares (see device/submit.hpp).
 #include <tessera/device/device.hpp>
 #include <tessera/device/submit.hpp>
+#include "submit_work.hpp"
 
 #include <exception>
 #include <utility>
 
 namespace tessera {
+namespace {
+
+// Ends the span when enqueue returns or throws, so a failed submission leaves none open.
+struct TraceSpan {
+  Stream* stream;  // nullptr: no label, no span
+  ~TraceSpan() {
+    if (stream) stream->end_span();
+  }
+};
+
+}  // namespace
 
 Event submit(Stream& stream, std::span<const Event* const> after, FunctionRef<void(Stream&)> enqueue,
-             std::function<void()> on_complete) {
+             std::function<void()> on_complete, std::string_view trace_label) {
+  return detail::submit_work(stream, after, enqueue, std::move(on_complete), trace_label, true);
+}
+
+namespace detail {
+
+Event submit_work(Stream& stream, std::span<const Event* const> after, FunctionRef<void(Stream&)> enqueue,
+                  std::function<void()> on_complete, std::string_view trace_label, bool record) {
   try {
     stream.device().make_current();
     for (const Event* e : after) stream.wait(*e);
-    enqueue(stream);
-    Event issued = stream.record();
+    {
+      TraceSpan span{trace_label.empty() ? nullptr : &stream};
+      if (span.stream) stream.begin_span(trace_label);
+      enqueue(stream);
+    }
+    Event issued = record ? stream.record() : Event();
     if (on_complete) stream.then(std::move(on_complete));
     return issued;
   } catch (...) {
@@ -26,4 +49,5 @@ Event submit(Stream& stream, std::span<const Event* const> after, FunctionRef<vo
   }
 }
 
+}  // namespace detail
 }  // namespace tessera

@@ -299,10 +299,26 @@ std::future<void> Graph::start(Executor& executor, std::function<void()> driver)
   });
 }
 
+Graph& Graph::capture(bool on) {
+  capture_ = on;
+  apply_capture();
+  return *this;
+}
+
+void Graph::recapture() {
+  for (auto& s : stages_) s->nodes->recapture();
+}
+
+void Graph::apply_capture() {
+  for (auto& s : stages_)
+    if (s->nodes->captures() != capture_) s->nodes->capture(capture_);
+}
+
 std::future<void> Graph::run(Executor& executor) { return run_n(executor, 1); }
 
 std::future<void> Graph::run_n(Executor& executor, std::size_t n) {
   if (size() == 0) throw Error("Graph '" + name_ + "' is empty; add operations before running it");
+  apply_capture();
   if (ranks_ != nullptr) {
     return start(executor, [this, &executor, n] {
       for (std::size_t i = 0; i < n; ++i) run_exchanging(executor);
@@ -320,6 +336,7 @@ std::future<void> Graph::run_n(Executor& executor, std::size_t n) {
 std::future<void> Graph::run_until(Executor& executor, std::function<bool()> stop) {
   if (!stop) throw Error("Graph '" + name_ + "': run_until was given an empty stop predicate");
   if (size() == 0) throw Error("Graph '" + name_ + "' is empty; add operations before running it");
+  apply_capture();
   if (ranks_ != nullptr) {
     return start(executor, [this, &executor, stop = std::move(stop)] {
       while (!stop()) run_exchanging(executor);

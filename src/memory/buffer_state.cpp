@@ -36,7 +36,15 @@ void* BufferState::prepare(std::size_t space, Stream& stream, Access mode, RowRa
   if (space != 0) host_sole_.store(nullptr, std::memory_order_relaxed);
   ensure_replica(space);
   if (space != 0) core->touch(*this, space);
-  if (access_reads(mode)) make_valid(space, r);
+  if (access_reads(mode)) {
+    const std::size_t copied = transferred_.total();
+    make_valid(space, r);
+    // Copies chosen by this run's state: a recording of the work must not replay them blindly.
+    if (transferred_.total() != copied)
+      stream.spoil_capture("buffer '" + name + "' had rows " + std::to_string(r.begin) + "-" + std::to_string(r.end) +
+                           " copied in for work on " + stream.name() +
+                           " (its data was written elsewhere since the last run)");
+  }
   Replica& replica = replicas[space];
   // The copies just enqueued are pending writes of this replica, so the kernel waits for them.
   wait_for(stream, replica, r, access_writes(mode));

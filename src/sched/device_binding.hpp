@@ -25,6 +25,10 @@ struct DeviceBinding {
   /// NodeGraph::prepare_for_run): what this node's stream waits for on the device. A predecessor
   /// on the same stream is ordered by the stream itself.
   std::vector<const Event*> waits;
+  /// Every successor is a device node: finished when they are released, without a callback.
+  bool completes_at_issue = false;
+  /// Some device successor runs on another stream and waits for `issued` on the device.
+  bool records_event = true;
 };
 
 }  // namespace tessera::detail

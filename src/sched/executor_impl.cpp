@@ -1,12 +1,16 @@
 #include "executor_impl.hpp"
 
+#include "capture_group.hpp"
 #include "device_binding.hpp"
 
 #include "../core/log_internal.hpp"
+#include "../device/submit_work.hpp"
 #include "loop_job.hpp"
 #include "../core/trace_sources.hpp"
 
 #include <tessera/core/error.hpp>
+#include <tessera/device/capture.hpp>
+#include <tessera/device/device.hpp>
 #include <tessera/device/submit.hpp>
 
 #include <algorithm>
@@ -116,6 +120,8 @@ std::future<void> ExecutorImpl::launch(NodeGraph& graph, std::size_t runs, std::
   topo->runs_left = stop ? 0 : runs - 1;
   topo->stop = std::move(stop);
   for (auto& n : graph.nodes_) n->topology_ = topo.get();
+  for (auto& g : graph.groups_) g->topology = topo.get();
+  topo->grouped = graph.next_run_grouped();
   std::future<void> future = topo->promise.get_future();
   {
     std::lock_guard lock(topologies_mutex_);
@@ -140,11 +146,16 @@ void ExecutorImpl::execute_launch(Task* task, Worker* worker) {
 
 void ExecutorImpl::schedule_sources(Topology* topo, Worker* w) {
   bool cpu = false, gpu = false;
-  for (Node* s : topo->graph->sources_) {
+  auto start = [&](Task* s) {
     // Read the kind first: once queued, a source may run, the run finish and the graph be
     // destroyed before enqueue returns (no uncounted node keeps this run alive here).
-    (s->kind() == ExecKind::gpu ? gpu : cpu) = true;
+    (s->exec_kind == ExecKind::gpu ? gpu : cpu) = true;
     enqueue(s, w);
+  };
+  if (topo->grouped) {
+    for (Task* s : topo->graph->grouped_sources_) start(s);
+  } else {
+    for (Node* s : topo->graph->sources_) start(s);
   }
   notify(cpu, gpu);
 }
@@ -219,14 +230,16 @@ Node* ExecutorImpl::issue_device_node(Node* node, Topology* topo, Worker& w) {
     // Device-side waits: the stream, not this worker, waits for work on other streams. A body
     // that throws has what it enqueued drained first, so the failed run's future does not
     // become ready while its device work still touches the caller's data.
-    d.issued = submit(*d.stream, d.waits, [node](Stream&) { node->work_.invoke(*node); },
-                      [node] { node->topology_->executor->complete_async(node, nullptr); });
+    std::function<void()> on_complete;
+    if (!d.completes_at_issue) on_complete = [node] { node->topology_->executor->complete_async(node, nullptr); };
+    d.issued = submit_work(*d.stream, d.waits, [node](Stream&) { node->work_.invoke(*node); }, std::move(on_complete),
+                           node->name(), d.records_event);
     issued = true;
   } catch (...) {
     topo->record_failure(node_failure(*node, std::current_exception()));
   }
   if (tracing) record_trace(w, *node, begin);
-  if (!issued) return complete_node(node, topo, &w);
+  if (!issued || d.completes_at_issue) return complete_node(node, topo, &w);
 
   Node* next = complete_node(node, topo, &w, Successors::device);
   if (node->async_holds_.fetch_sub(1, std::memory_order_acq_rel) != 1) return next;  // the stream finishes it
@@ -241,24 +254,130 @@ Node* ExecutorImpl::issue_device_node(Node* node, Topology* topo, Worker& w) {
   return next;
 }
 
+Node* ExecutorImpl::release(Node* s, Topology* topo, bool& pushed_cpu, bool& pushed_gpu, Worker* w, bool may_keep) {
+  if (topo->grouped && s->group_ != nullptr) {
+    CaptureGroup* g = s->group_;
+    if (g->pending.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+      enqueue(g, w);
+      pushed_gpu = true;
+    }
+    return nullptr;
+  }
+  if (s->pending_.fetch_sub(1, std::memory_order_acq_rel) != 1) return nullptr;
+  // Run one ready successor straight away (no deque round trip, warm caches); queue the rest.
+  if (may_keep && w != nullptr && (s->kind() == ExecKind::cpu || w->priority == ExecKind::gpu)) return s;
+  enqueue(s, w);
+  (s->kind() == ExecKind::gpu ? pushed_gpu : pushed_cpu) = true;
+  return nullptr;
+}
+
 Node* ExecutorImpl::complete_node(Node* node, Topology* topo, Worker* w, Successors which) {
   Node* next = nullptr;
   bool pushed_cpu = false, pushed_gpu = false;
   for (Node* s : node->successors_) {
     if (which != Successors::all && (s->device_ != nullptr) != (which == Successors::device)) continue;
-    if (s->pending_.fetch_sub(1, std::memory_order_acq_rel) != 1) continue;
-    // Run one ready successor straight away (no deque round trip, warm caches); queue the rest.
-    if (next == nullptr && w != nullptr && (s->kind() == ExecKind::cpu || w->priority == ExecKind::gpu)) {
-      next = s;
-    } else {
-      enqueue(s, w);
-      (s->kind() == ExecKind::gpu ? pushed_gpu : pushed_cpu) = true;
-    }
+    if (Node* ready = release(s, topo, pushed_cpu, pushed_gpu, w, next == nullptr)) next = ready;
   }
   if (pushed_cpu || pushed_gpu) notify(pushed_cpu, pushed_gpu);
   // Not before: once counted, the run may finish and the graph be destroyed.
   if (which != Successors::device) count_done(topo, w);
   return next;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Captured parts
+
+void ExecutorImpl::execute_group(Task* task, Worker* worker) {
+  worker->executor->run_group(static_cast<CaptureGroup*>(task), *worker);
+}
+
+void ExecutorImpl::run_group(CaptureGroup* g, Worker& w) {
+  Topology* topo = g->topology;
+  g->pending.store(g->external_predecessors, std::memory_order_relaxed);  // for the next run
+  if (topo->failed.load(std::memory_order_acquire)) {
+    finish_group(g, &w);
+    return;
+  }
+  const bool tracing = tracing_.load(std::memory_order_relaxed);
+  const auto begin = tracing ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
+  const bool recording = g->work == nullptr || g->stale;
+  g->holds.store(2, std::memory_order_relaxed);  // this worker's and the stream's
+  bool launched = false;
+  try {
+    std::lock_guard lock(capture_mutex_);
+    if (recording) record_group(*g);
+    Stream& origin = *g->streams[0];
+    origin.device().make_current();
+    try {
+      g->work->launch();
+    } catch (...) {
+      std::rethrow_exception(node_failure(*g->nodes[0], std::current_exception()));
+    }
+    origin.then([g] { g->topology->executor->group_done(g); });
+    launched = true;
+  } catch (...) {
+    topo->record_failure(std::current_exception());
+  }
+  if (tracing) {
+    const std::string what = recording ? "record+launch " : "launch ";
+    record_trace(w, what + g->nodes[0]->name() + " (" + std::to_string(g->nodes.size()) + " captured)", ExecKind::gpu,
+                 begin);
+  }
+  if (launched && g->holds.fetch_sub(1, std::memory_order_acq_rel) != 1) return;  // the stream finishes it
+  finish_group(g, &w);
+}
+
+void ExecutorImpl::record_group(CaptureGroup& g) {
+  std::unique_ptr<StreamCapture> capture;
+  try {
+    g.streams[0]->device().make_current();
+    capture = g.streams[0]->begin_capture(std::span<Stream* const>(g.streams.data() + 1, g.streams.size() - 1));
+  } catch (...) {
+    std::rethrow_exception(node_failure(*g.nodes[0], std::current_exception()));
+  }
+  for (std::size_t k = 0; k < g.nodes.size(); ++k) {
+    Node* n = g.nodes[k];
+    try {
+      capture->label(n->name());
+      n->device_->issued =
+          submit_work(*n->device_->stream, g.waits[k], [n](Stream&) { n->work_.invoke(*n); }, {}, n->name(), true);
+    } catch (...) {
+      std::rethrow_exception(node_failure(*n, std::current_exception()));  // the capture is dropped
+    }
+  }
+  try {
+    g.work = capture->finish(std::move(g.work));
+  } catch (...) {
+    g.work.reset();
+    std::rethrow_exception(node_failure(*g.nodes[0], std::current_exception()));
+  }
+  g.topology->graph->recordings_.fetch_add(1, std::memory_order_relaxed);
+  if (std::string why = capture->spoiled(); !why.empty()) {
+    // Right for this run only: launched once, then the graph runs uncaptured.
+    g.stale = true;
+    g.topology->graph->spoil_capture("part from node '" + g.nodes[0]->name() + "': " + why);
+    return;
+  }
+  g.stale = false;
+}
+
+void ExecutorImpl::group_done(CaptureGroup* g) {
+  std::string label;
+  if (std::exception_ptr error = g->work->take_error(label)) {
+    const std::string what = describe_exception(error);
+    g->topology->record_failure(std::make_exception_ptr(
+        NodeError(label, std::move(error), "node '" + label + "' (replayed from its capture) threw: " + what)));
+  }
+  if (g->holds.fetch_sub(1, std::memory_order_acq_rel) != 1) return;  // the launching worker finishes it
+  finish_group(g, current_worker());
+}
+
+void ExecutorImpl::finish_group(CaptureGroup* g, Worker* w) {
+  Topology* topo = g->topology;
+  bool pushed_cpu = false, pushed_gpu = false;
+  for (Node* s : g->successors) (void)release(s, topo, pushed_cpu, pushed_gpu, w, false);
+  if (pushed_cpu || pushed_gpu) notify(pushed_cpu, pushed_gpu);
+  count_done(topo, w, g->nodes.size());
 }
 
 void ExecutorImpl::complete_async(Node* node, std::exception_ptr error) {
@@ -272,16 +391,16 @@ void ExecutorImpl::complete_async(Node* node, std::exception_ptr error) {
 }
 
 
-void ExecutorImpl::count_done(Topology* topo, Worker* w) {
+void ExecutorImpl::count_done(Topology* topo, Worker* w, std::size_t nodes) {
   if (w == nullptr) {
-    if (topo->remaining.fetch_sub(1, std::memory_order_acq_rel) == 1) finish_iteration(topo, nullptr);
+    if (topo->remaining.fetch_sub(nodes, std::memory_order_acq_rel) == nodes) finish_iteration(topo, nullptr);
     return;
   }
   if (w->done_topology != topo) {
     flush_done(*w);
     w->done_topology = topo;
   }
-  ++w->done_count;
+  w->done_count += nodes;
 }
 
 void ExecutorImpl::flush_done(Worker& w) {
@@ -306,6 +425,7 @@ void ExecutorImpl::finish_iteration(Topology* topo, Worker* w) {
   }
   if (again) {
     topo->remaining.store(topo->node_count, std::memory_order_relaxed);
+    topo->grouped = topo->graph->next_run_grouped();
     if (w != nullptr) {
       schedule_sources(topo, w);
     } else {
@@ -624,14 +744,17 @@ Trace ExecutorImpl::stop_trace() {
 }
 
 void ExecutorImpl::record_trace(Worker& w, const Node& node, std::chrono::steady_clock::time_point begin) {
+  record_trace(w, node.name().empty() ? std::string("node") : node.name(), node.kind(), begin);
+}
+
+void ExecutorImpl::record_trace(Worker& w, std::string label, ExecKind kind, std::chrono::steady_clock::time_point begin) {
   const auto end = std::chrono::steady_clock::now();
   auto since = [this](std::chrono::steady_clock::time_point t) {
     auto d = std::chrono::duration_cast<std::chrono::nanoseconds>(t - trace_origin_).count();
     return d > 0 ? static_cast<std::uint64_t>(d) : std::uint64_t{0};
   };
   std::lock_guard lock(w.trace_mutex);
-  w.trace_events.push_back(TraceEvent{node.name().empty() ? std::string("node") : node.name(),
-                                      std::string(to_string(node.kind())), w.id, since(begin), since(end)});
+  w.trace_events.push_back(TraceEvent{std::move(label), std::string(to_string(kind)), w.id, since(begin), since(end)});
 }
 
 }  // namespace tessera::detail

@@ -16,6 +16,8 @@
 
 namespace tessera::detail {
 
+struct CaptureGroup;
+
 class ExecutorImpl {
 public:
   explicit ExecutorImpl(const ExecutorOptions& options);
@@ -44,6 +46,8 @@ public:
 
   /// The Task::execute of every Node.
   static void execute_node(Task* task, Worker* worker);
+  /// The Task::execute of a captured part of a graph (CaptureGroup).
+  static void execute_group(Task* task, Worker* worker);
 
 private:
   static void execute_launch(Task* task, Worker* worker);
@@ -57,6 +61,16 @@ private:
   bool work_queued() const noexcept;
 
   void run_node(Node* node, Worker& w);
+  /// Records a captured part if it has no recording yet (or a stale one), then launches it; it
+  /// finishes through group_done once its first stream gets past the launch.
+  void run_group(CaptureGroup* g, Worker& w);
+  void record_group(CaptureGroup& g);
+  void group_done(CaptureGroup* g);
+  /// Releases the part's successors and counts its nodes finished.
+  void finish_group(CaptureGroup* g, Worker* w);
+  /// Takes one of the predecessor edges of `s` away; queues it (or its part) once none are left.
+  /// Returns the node when it is ready and the caller may run it itself.
+  Node* release(Node* s, Topology* topo, bool& pushed_cpu, bool& pushed_gpu, Worker* w, bool may_keep);
   /// Runs a device node's body and releases its device successors; returns one this worker can
   /// run next. The node finishes (CPU successors, completion count) once its stream gets there.
   Node* issue_device_node(Node* node, Topology* topo, Worker& w);
@@ -68,13 +82,14 @@ private:
   Node* complete_node(Node* node, Topology* topo, Worker* w, Successors which = Successors::all);
   /// Puts a ready task where it will run; the caller notifies sleepers.
   void enqueue(Task* t, Worker* w);
-  void count_done(Topology* topo, Worker* w);
+  void count_done(Topology* topo, Worker* w, std::size_t nodes = 1);
   void flush_done(Worker& w);
   void finish_iteration(Topology* topo, Worker* w);
   void schedule_sources(Topology* topo, Worker* w);
   void retire(Topology* topo);
 
   void record_trace(Worker& w, const Node& node, std::chrono::steady_clock::time_point begin);
+  void record_trace(Worker& w, std::string label, ExecKind kind, std::chrono::steady_clock::time_point begin);
   void assign_steal_order();
   void pin_current_thread(Worker& w);
 
@@ -96,6 +111,10 @@ private:
   std::mutex topologies_mutex_;
   std::condition_variable topologies_done_;
   std::size_t active_topologies_ = 0;
+
+  // Held while a captured part records or launches: a stream records for one capture at a time,
+  // and a launch onto a stream that another part is recording would be recorded into it.
+  std::mutex capture_mutex_;
 
   std::atomic<bool> tracing_{false};
   std::chrono::steady_clock::time_point trace_origin_;

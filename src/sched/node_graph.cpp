@@ -1,3 +1,4 @@
+#include "capture_group.hpp"
 #include "device_binding.hpp"
 #include "dot_quote.hpp"
 #include "executor_impl.hpp"
@@ -35,6 +36,7 @@ Node& Node::kind(ExecKind k) {
   if (device_ && k == ExecKind::cpu)
     throw Error("node '" + name_ + "' is bound to stream " + device_->stream->name() +
                 " (emplace_on) and must stay GPU-kind; use emplace for CPU work");
+  if (exec_kind != k) graph_->prepared_ = false;
   exec_kind = k;
   return *this;
 }
@@ -80,6 +82,7 @@ NodeGraph::NodeGraph(std::string name) : name_(std::move(name)) {}
 NodeGraph::~NodeGraph() {
   // Destroying a running graph would free nodes under the workers' feet: wait for the run.
   running_.wait(true, std::memory_order_acquire);
+  groups_.clear();  // recordings refer to the nodes' streams, not the other way round
 }
 
 Node& NodeGraph::add_node() {
@@ -102,8 +105,46 @@ Node* NodeGraph::find(std::string_view node_name) const noexcept {
   return nullptr;
 }
 
+NodeGraph& NodeGraph::capture(bool on) {
+  throw_if_running(on ? "start capturing it" : "stop capturing it");
+  if (capture_ != on) prepared_ = false;
+  capture_ = on;
+  return *this;
+}
+
+void NodeGraph::recapture() {
+  throw_if_running("record it again");
+  for (auto& g : groups_) g->stale = true;
+  if (capture_spoiled_) {  // try again: what spoiled the last recording may have settled
+    capture_spoiled_ = false;
+    capture_refusal_.clear();
+  }
+}
+
+bool NodeGraph::next_run_grouped() noexcept {
+  // The first run after a change settles where data lives (copies a body enqueues once, say)
+  // and is not recorded: replaying it would repeat that first run's work every time.
+  bool spoiled;
+  {
+    std::lock_guard lock(spoiled_mutex_);
+    spoiled = capture_spoiled_;
+  }
+  const bool grouped = capture_ && !groups_.empty() && !spoiled && runs_since_prepare_ >= 1;
+  ++runs_since_prepare_;
+  return grouped;
+}
+
+void NodeGraph::spoil_capture(std::string why) {
+  std::lock_guard lock(spoiled_mutex_);
+  if (capture_spoiled_) return;
+  capture_spoiled_ = true;
+  capture_refusal_ = std::move(why);
+}
+
 void NodeGraph::clear() {
   throw_if_running("clear it");
+  groups_.clear();
+  grouped_sources_.clear();
   nodes_.clear();
   sources_.clear();
   prepared_ = false;
@@ -119,6 +160,8 @@ void NodeGraph::absorb(NodeGraph& other) {
   }
   other.nodes_.clear();
   other.sources_.clear();
+  other.groups_.clear();
+  other.grouped_sources_.clear();
   other.prepared_ = false;
   prepared_ = false;
 }
@@ -157,10 +200,13 @@ void NodeGraph::prepare_for_run() {
   std::vector<Node*> sources;
   for (std::size_t i : ready) sources.push_back(nodes_[i].get());
   std::size_t visited = 0;
+  std::vector<std::size_t> order;
+  order.reserve(nodes_.size());
   while (!ready.empty()) {
     std::size_t i = ready.back();
     ready.pop_back();
     ++visited;
+    order.push_back(i);
     for (Node* s : nodes_[i]->successors_)
       if (--in_degree[index[s]] == 0) ready.push_back(index[s]);
   }
@@ -191,12 +237,113 @@ void NodeGraph::prepare_for_run() {
     n->pending_.store(n->num_predecessors_, std::memory_order_relaxed);
     if (n->device_) n->device_->waits.clear();
   }
-  for (auto& n : nodes_)
-    if (n->device_)
-      for (Node* s : n->successors_)
-        if (s->device_ && n->device_->stream != s->device_->stream) s->device_->waits.push_back(&n->device_->issued);
+  for (auto& n : nodes_) {
+    if (!n->device_) continue;
+    // Only device successors: nothing on the host waits for this node's work, so it is finished
+    // once they are released (each sink's completion still covers it) and needs no callback.
+    n->device_->completes_at_issue =
+        !n->successors_.empty() && std::all_of(n->successors_.begin(), n->successors_.end(),
+                                               [](const Node* s) { return s->device_ != nullptr; });
+    n->device_->records_event = false;
+    for (Node* s : n->successors_)
+      if (s->device_ && n->device_->stream != s->device_->stream) {
+        s->device_->waits.push_back(&n->device_->issued);
+        n->device_->records_event = true;
+      }
+  }
   sources_ = std::move(sources);
+  prepare_captures(order);
+  runs_since_prepare_ = 0;
   prepared_ = true;
+}
+
+void NodeGraph::prepare_captures(const std::vector<std::size_t>& order) {
+  groups_.clear();
+  grouped_sources_.clear();
+  capture_refusal_.clear();
+  capture_spoiled_ = false;
+  for (auto& n : nodes_) n->group_ = nullptr;
+  if (!capture_) return;
+
+  // A device node's level is the most host nodes on any path to it. Device nodes of one level
+  // that edges of that level connect form a part: a path leaving a part through a host node
+  // reaches only higher levels, so launching each part whole can never wait on itself.
+  const std::size_t n = nodes_.size();
+  std::unordered_map<const Node*, std::size_t> index;
+  index.reserve(n);
+  for (std::size_t i = 0; i < n; ++i) index.emplace(nodes_[i].get(), i);
+  std::vector<std::size_t> level(n, 0), root(n);
+  for (std::size_t i = 0; i < n; ++i) root[i] = i;
+  auto find = [&](std::size_t i) {
+    while (root[i] != i) i = root[i] = root[root[i]];
+    return i;
+  };
+  for (std::size_t i : order)
+    for (Node* s : nodes_[i]->successors_) {
+      const std::size_t j = index[s];
+      level[j] = std::max(level[j], level[i] + (nodes_[i]->device_ ? 0 : 1));
+    }
+  for (std::size_t i : order)
+    for (Node* s : nodes_[i]->successors_) {
+      const std::size_t j = index[s];
+      if (nodes_[i]->device_ && s->device_ && level[i] == level[j]) root[find(i)] = find(j);
+    }
+  std::unordered_map<std::size_t, detail::CaptureGroup*> by_root;
+  for (std::size_t i : order) {
+    Node* node = nodes_[i].get();
+    if (!node->device_) continue;
+    detail::CaptureGroup*& g = by_root[find(i)];
+    if (g == nullptr) {
+      groups_.push_back(std::make_unique<detail::CaptureGroup>());
+      g = groups_.back().get();
+      g->execute = &detail::ExecutorImpl::execute_group;
+      g->exec_kind = ExecKind::gpu;
+    }
+    g->nodes.push_back(node);
+    if (std::find(g->streams.begin(), g->streams.end(), node->device_->stream) == g->streams.end())
+      g->streams.push_back(node->device_->stream);
+  }
+  if (groups_.empty()) {
+    capture_refusal_ = "graph '" + name_ + "' has no device nodes to capture";
+    return;
+  }
+  for (auto& g : groups_) {
+    const std::span<Stream* const> others(g->streams.data() + 1, g->streams.size() - 1);
+    if (std::string why = g->streams[0]->capture_refusal(others); !why.empty()) {
+      capture_refusal_ = "node '" + g->nodes[0]->name_ + "' and the device nodes it is captured with: " + why;
+      groups_.clear();
+      return;
+    }
+  }
+  for (auto& g : groups_) {
+    g->waits.resize(g->nodes.size());
+    for (std::size_t k = 0; k < g->nodes.size(); ++k) g->nodes[k]->group_ = g.get();
+  }
+  for (auto& g : groups_) {
+    for (std::size_t k = 0; k < g->nodes.size(); ++k) {
+      Node* u = g->nodes[k];
+      for (Node* s : u->successors_) {
+        if (s->group_ != g.get()) {
+          g->successors.push_back(s);
+          if (s->group_ != nullptr) ++s->group_->external_predecessors;
+          continue;
+        }
+        if (s->device_->stream == u->device_->stream) continue;
+        const auto at = std::find(g->nodes.begin(), g->nodes.end(), s) - g->nodes.begin();
+        g->waits[static_cast<std::size_t>(at)].push_back(&u->device_->issued);
+      }
+    }
+  }
+  for (auto& node : nodes_)
+    if (!node->device_)
+      for (Node* s : node->successors_)
+        if (s->group_ != nullptr) ++s->group_->external_predecessors;
+  for (auto& node : nodes_)
+    if (!node->device_ && node->num_predecessors_ == 0) grouped_sources_.push_back(node.get());
+  for (auto& g : groups_) {
+    g->pending.store(g->external_predecessors, std::memory_order_relaxed);
+    if (g->external_predecessors == 0) grouped_sources_.push_back(g.get());
+  }
 }
 
 void NodeGraph::dump_dot(std::ostream& out) const {

@@ -22,6 +22,7 @@ struct Topology : Task {
   alignas(cache_line_size) std::atomic<std::size_t> remaining{0};
   std::size_t runs_left = 0;    // for run_n: further iterations after the current one
   std::function<bool()> stop;   // for run_until: checked before every iteration
+  bool grouped = false;         // this iteration replays the graph's captured parts
   std::promise<void> promise;
 
   std::atomic<bool> failed{false};

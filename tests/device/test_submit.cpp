@@ -4,6 +4,7 @@
 #include <tessera/core/error.hpp>
 #include <tessera/device/device_set.hpp>
 #include <tessera/device/submit.hpp>
+#include <tessera/sched/executor.hpp>
 
 #include <gtest/gtest.h>
 
@@ -12,6 +13,7 @@
 #include <future>
 #include <latch>
 #include <stdexcept>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -109,4 +111,37 @@ TEST(Submit, DocsExample) {
   done.wait();
   e.synchronize();
   EXPECT_EQ(sum.load(), 42);
+}
+
+// A trace label only names the work in traces (a CUDA stream brackets it with timing events);
+// on host and sim streams, which time each item they run, it changes nothing, traced or not.
+TEST(Submit, ATraceLabelChangesNothingOnHostOrSimStreams) {
+  auto devices = DeviceSet::select("sim:1:16MiB");
+  Executor ex;
+  for (Stream* s : {&devices.host().compute_stream(0), &devices.accelerator(0).compute_stream(0)}) {
+    for (bool traced : {false, true}) {
+      if (traced) ex.start_trace();
+      std::atomic<int> sum{0};
+      std::promise<void> completed;
+      Event e = submit(*s, {}, [&](Stream& st) { st.enqueue_host([&] { sum += 42; }, "labelled work"); },
+                       [&] { completed.set_value(); }, "scale node");
+      ASSERT_EQ(completed.get_future().wait_for(std::chrono::seconds(10)), std::future_status::ready) << s->name();
+      e.synchronize();
+      EXPECT_EQ(sum.load(), 42) << s->name();
+      if (!traced) continue;
+      Trace t = ex.stop_trace();
+      if (s->device().kind() != DeviceKind::sim) continue;  // host streams run work at once, untraced
+      bool on_stream_track = false;
+      for (const TraceEvent& ev : t.events)
+        on_stream_track = on_stream_track || (ev.name == "labelled work" && t.tracks.at(ev.track) == s->name());
+      EXPECT_TRUE(on_stream_track) << "the sim stream's own slice is missing from " << s->name() << "'s track";
+    }
+  }
+  // A failed labelled submission still reports its error and leaves the stream usable.
+  Stream& s = devices.accelerator(0).compute_stream(0);
+  EXPECT_THROW(submit(s, {}, [](Stream&) { throw Error("launch refused"); }, {}, "failing node"), Error);
+  std::atomic<bool> ran{false};
+  submit(s, {}, [&](Stream& st) { st.enqueue_host([&] { ran.store(true); }, "after"); }, {}, "next node")
+      .synchronize();
+  EXPECT_TRUE(ran.load());
 }

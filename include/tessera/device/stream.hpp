@@ -5,11 +5,14 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <span>
 #include <string>
+#include <string_view>
 
 namespace tessera {
 
 class Device;
+class StreamCapture;
 
 namespace detail {
 struct EventState;
@@ -83,6 +86,25 @@ public:
   ///   auto cs = static_cast<cudaStream_t>(stream.native_handle());
   ///   scale<<<blocks, 256, 0, cs>>>(n, data);
   virtual void* native_handle() const noexcept { return nullptr; }
+  /// Bracket what is enqueued between the two calls as one slice `label` of the stream's track
+  /// in executor traces; tessera::submit calls them around labelled work. Hooks, because only
+  /// the backend can time its own queue, and kernels launched through native_handle() pass the
+  /// stream by: a CUDA stream records timing events here, while host and sim streams, which
+  /// time each item they run, keep these no-ops. Never throw: tracing must not fail the work.
+  virtual void begin_span(std::string_view /*label*/) noexcept {}
+  virtual void end_span() noexcept {}
+
+  /// Why work on this stream and `others` cannot be captured together (begin_capture), or an
+  /// empty string when it can. Asked before capturing, so work is never half recorded.
+  virtual std::string capture_refusal(std::span<Stream* const> others) const;
+  /// Begins recording, instead of running, the work enqueued on this stream and on `others` (see
+  /// device/capture.hpp); the recording launches on this stream. Throws tessera::Error when
+  /// capture_refusal() is not empty.
+  virtual std::unique_ptr<StreamCapture> begin_capture(std::span<Stream* const> others);
+  /// Says, while this stream records for a capture, that what was just enqueued depends on state
+  /// that a replay would not see (the memory layer copying stale rows in first): the recording
+  /// then runs once and is not replayed (StreamCapture::spoiled). Nothing when not recording.
+  virtual void spoil_capture(const std::string& /*why*/) noexcept {}
 
 protected:
   Stream(Device* device, StreamRole role, std::string name) : device_(device), role_(role), name_(std::move(name)) {}

@@ -9,6 +9,7 @@
 
 #include <functional>
 #include <span>
+#include <string_view>
 
 namespace tessera {
 
@@ -21,12 +22,13 @@ namespace tessera {
 ///    called on a host thread once the stream passes that event (it must not enqueue work).
 /// When `enqueue` throws, the stream is first drained of whatever it had enqueued, so no device
 /// work still touches the caller's data, and the exception is rethrown; `on_complete` is then
-/// never called.
+/// never called. A non-empty `trace_label` names the work in traces: the stream brackets what
+/// `enqueue` puts on it, kernels launched through native_handle() included (Stream::begin_span).
 ///
 ///   tessera::Stream& s = device.compute_stream(0);
 ///   tessera::Event e = tessera::submit(s, {}, [&](tessera::Stream& st) { st.enqueue_host(kernel, "kernel"); },
 ///                                      [&] { done.count_down(); });
 Event submit(Stream& stream, std::span<const Event* const> after, FunctionRef<void(Stream&)> enqueue,
-             std::function<void()> on_complete = {});
+             std::function<void()> on_complete = {}, std::string_view trace_label = {});
 
 }  // namespace tessera

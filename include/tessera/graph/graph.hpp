@@ -202,6 +202,16 @@ class Graph {
 
   // -- running ---------------------------------------------------------------------------------------
 
+  /// Captures each pass's device part and replays it (NodeGraph::capture): from the second run
+  /// after the graph last changed, kernels and device copies run from a recording (CUDA: one
+  /// CUDA graph per part), while host nodes, host-staged halo copies, reductions' finals and
+  /// conditionals still run every time. A promise that kernels are launched with the same
+  /// arguments every run; call recapture() after changing them.
+  Graph& capture(bool on = true);
+  bool captures() const noexcept { return capture_; }
+  /// The next run records each pass's device part again (NodeGraph::recapture).
+  void recapture();
+
   /// Runs the graph once on `executor`; the future rethrows a node's or predicate's exception.
   /// A graph over tensors spread over ranks is the exception: the other ranks wait for this
   /// one's messages, so a node that throws ends every rank (Ranks::fail, with the error).
@@ -507,6 +517,9 @@ class Graph {
   std::vector<std::shared_ptr<void>> kept_;
   // The ranks this graph exchanges messages with (null: none): a failed run must end them too.
   Ranks* ranks_ = nullptr;
+  bool capture_ = false;
+  /// Hands capture_ to every pass (passes are made as operations are added).
+  void apply_capture();
   std::shared_ptr<std::atomic<int>> in_flight_;
 };
 

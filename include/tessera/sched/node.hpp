@@ -23,6 +23,7 @@ namespace detail {
 class ExecutorImpl;
 struct Topology;
 struct DeviceBinding;
+struct CaptureGroup;
 }  // namespace detail
 
 /// Completion token handed to an asynchronous node. The node's successors run once `complete()`
@@ -98,6 +99,7 @@ private:
   std::atomic<std::uint8_t> async_holds_{0};
   detail::Topology* topology_ = nullptr;
   std::unique_ptr<detail::DeviceBinding> device_;  // set for device nodes only
+  detail::CaptureGroup* group_ = nullptr;          // the captured part it belongs to, if any
   detail::Work work_;
   std::vector<Node*> successors_;
   std::string name_;

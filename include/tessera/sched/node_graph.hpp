@@ -7,10 +7,15 @@
 #include <atomic>
 #include <iosfwd>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
 namespace tessera {
+
+namespace detail {
+struct CaptureGroup;
+}
 
 /// A static task graph.
 ///
@@ -71,6 +76,31 @@ public:
   /// Whether an executor is running this graph now.
   bool running() const noexcept { return running_.load(std::memory_order_acquire); }
 
+  /// Captures the graph's device part and replays it (CUDA: one CUDA graph per connected part,
+  /// launched with cudaGraphLaunch; sim: a recorded program per stream). A promise that device
+  /// nodes enqueue the same work every run: from the second run after the graph last changed,
+  /// each part of device nodes that no host node separates is recorded once and from then on
+  /// launched whole, its bodies not called again. Host nodes run every time, between the parts
+  /// they separate. Any change to the graph (nodes, edges, kinds) records afresh; after
+  /// changing what bodies enqueue (kernel arguments), call recapture(). Where some device node's
+  /// streams cannot record (host streams, several CUDA devices in one part), the graph runs as
+  /// if not captured and capture_refusal() says why.
+  ///
+  ///   graph.capture();
+  ///   executor.run_n(graph, 1000).get();   // run 1 as usual, run 2 records, 3-1000 replay
+  NodeGraph& capture(bool on = true);
+  bool captures() const noexcept { return capture_; }
+  /// The next run records the device part again; where the recording has the same shape, the
+  /// replayed work is updated in place (CUDA: cudaGraphExecUpdate) rather than rebuilt.
+  void recapture();
+  /// Why a capturing graph does not replay its device part, or empty: streams that cannot
+  /// record, or a recording that depended on state a replay would not see (its bodies had
+  /// buffers copied in); then the graph runs as if not captured until it changes. Read it
+  /// between runs.
+  const std::string& capture_refusal() const noexcept { return capture_refusal_; }
+  /// How many times the device part has been recorded since capture() (tests, traces).
+  std::size_t recordings() const noexcept { return recordings_.load(std::memory_order_relaxed); }
+
   /// Removes every node. Throws tessera::Error while the graph is running.
   void clear();
 
@@ -93,10 +123,26 @@ private:
   /// Checks the graph before a run: not empty, acyclic. Caches the source nodes.
   void prepare_for_run();
 
+  /// Groups the device nodes into CaptureGroups (or says why not, in capture_refusal_).
+  void prepare_captures(const std::vector<std::size_t>& topological_order);
+  /// Whether the run about to start replays captured parts (counts the run).
+  bool next_run_grouped() noexcept;
+  /// A recording cannot be replayed: the graph runs uncaptured until it changes (called by the
+  /// executor while the graph runs).
+  void spoil_capture(std::string why);
+
   std::string name_;
   std::vector<std::unique_ptr<Node>> nodes_;
   std::vector<Node*> sources_;
   bool prepared_ = false;
+  bool capture_ = false;
+  std::size_t runs_since_prepare_ = 0;
+  std::vector<std::unique_ptr<detail::CaptureGroup>> groups_;
+  std::vector<detail::Task*> grouped_sources_;  // host sources and groups nothing outside precedes
+  std::string capture_refusal_;
+  std::atomic<std::size_t> recordings_{0};
+  std::mutex spoiled_mutex_;
+  bool capture_spoiled_ = false;
   std::atomic<bool> running_{false};
 };
 

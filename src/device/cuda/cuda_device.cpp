@@ -25,6 +25,11 @@ const char* direction_name(CopyDirection d) {
   return d == CopyDirection::host_to_device ? "h2d" : d == CopyDirection::device_to_host ? "d2h" : "d2d";
 }
 
+// As a sim device names its copies in traces: "copy h2d 1.0 MiB".
+std::string copy_label(CopyDirection d, std::size_t bytes) {
+  return std::string("copy ") + direction_name(d) + " " + format_bytes(bytes);
+}
+
 }  // namespace
 
 void CudaDevice::DeviceFree::operator()(void* p) const noexcept {
@@ -85,9 +90,10 @@ CudaDevice::CudaDevice(int ordinal, const CudaOptions& options)
   }
 
   events_ = CudaEventPool::create(ordinal, name(), initial_events);
+  trace_clock_ = std::make_shared<CudaTraceClock>(ordinal, name());
   if (pinned_pool_) staging_ = std::make_unique<PinnedStaging>(*pinned_pool_, events_, name());
   create_streams(options.compute_streams, [this](StreamRole role, std::string stream_name) {
-    return std::make_unique<CudaStream>(this, role, std::move(stream_name), events_);
+    return std::make_unique<CudaStream>(this, role, std::move(stream_name), events_, trace_clock_);
   });
 }
 
@@ -122,7 +128,11 @@ bool CudaDevice::copy_to_device_staged(void* dst, const void* src, std::size_t b
   }
   // Pinned (or managed) memory is copied asynchronously as it is: a staging memcpy would only cost.
   if (attributes.type != cudaMemoryTypeUnregistered) return false;
-  return staging_->copy(dst, src, bytes, static_cast<CudaStream&>(stream).cuda_stream());
+  auto& cstream = static_cast<CudaStream&>(stream);
+  CudaStream::TimingMark mark = cstream.start_timing();
+  if (!staging_->copy(dst, src, bytes, cstream.cuda_stream())) return false;  // no slice: nothing enqueued
+  cstream.finish_timing(std::move(mark), [&] { return copy_label(CopyDirection::host_to_device, bytes); }, "copy");
+  return true;
 }
 
 bool CudaDevice::owns(const void* p) const noexcept {
@@ -140,8 +150,10 @@ void CudaDevice::copy_async(void* dst, const void* src, std::size_t bytes, CopyD
   };
   if (bytes == 0) return;
   // Every stream of this device is a CudaStream: the check above made sure it is ours.
-  cudaStream_t s = static_cast<CudaStream&>(stream).cuda_stream();
+  auto& cstream = static_cast<CudaStream&>(stream);
+  cudaStream_t s = cstream.cuda_stream();
   CudaDeviceScope scope(ordinal());
+  CudaStream::TimingMark mark = cstream.start_timing();
   if (direction == CopyDirection::device_to_device && !(dst_here && src_here)) {
     const void* remote = dst_here ? src : dst;
     cudaPointerAttributes attributes{};
@@ -154,12 +166,14 @@ void CudaDevice::copy_async(void* dst, const void* src, std::size_t bytes, CopyD
     cuda_check(cudaMemcpyPeerAsync(dst, dst_here ? ordinal() : remote_device, src, src_here ? ordinal() : remote_device,
                                    bytes, s),
                what);
+    cstream.finish_timing(std::move(mark), [&] { return copy_label(direction, bytes); }, "copy");
     return;
   }
   const cudaMemcpyKind kind = direction == CopyDirection::host_to_device   ? cudaMemcpyHostToDevice
                               : direction == CopyDirection::device_to_host ? cudaMemcpyDeviceToHost
                                                                            : cudaMemcpyDeviceToDevice;
   cuda_check(cudaMemcpyAsync(dst, src, bytes, kind, s), what);
+  cstream.finish_timing(std::move(mark), [&] { return copy_label(direction, bytes); }, "copy");
 }
 
 void CudaDevice::make_current() {

@@ -6,6 +6,7 @@
 
 #include "cuda_event_pool.hpp"
 #include "cuda_staging.hpp"
+#include "cuda_trace_clock.hpp"
 
 #include <tessera/device/device.hpp>
 #include <tessera/device/device_set.hpp>
@@ -68,6 +69,7 @@ class CudaDevice final : public Device {
   std::unique_ptr<PoolAllocator> pool_;
   std::unique_ptr<PoolAllocator> pinned_pool_;
   std::shared_ptr<CudaEventPool> events_;
+  std::shared_ptr<CudaTraceClock> trace_clock_;  // shared with the streams, which time traced work
   std::unique_ptr<PinnedStaging> staging_;  // over pinned_pool_, when there is one
 };
 

@@ -7,8 +7,9 @@
 
 namespace tessera::detail {
 
-std::shared_ptr<CudaEventPool> CudaEventPool::create(int ordinal, std::string device_name, std::size_t initial) {
-  std::shared_ptr<CudaEventPool> pool(new CudaEventPool(ordinal, std::move(device_name)));
+std::shared_ptr<CudaEventPool> CudaEventPool::create(int ordinal, std::string device_name, std::size_t initial,
+                                                     Kind kind) {
+  std::shared_ptr<CudaEventPool> pool(new CudaEventPool(ordinal, std::move(device_name), kind));
   for (std::size_t i = 0; i < initial; ++i) pool->free_.push_back(pool->create_event());
   return pool;
 }
@@ -31,7 +32,10 @@ cudaEvent_t CudaEventPool::create_event() {
   }
   CudaDeviceScope scope(ordinal_);
   cudaEvent_t e = nullptr;
-  cuda_check(cudaEventCreateWithFlags(&e, cudaEventDisableTiming),
+  const unsigned flags = kind_ == Kind::timing     ? cudaEventDefault
+                        : kind_ == Kind::blocking ? cudaEventDisableTiming | cudaEventBlockingSync
+                                                  : cudaEventDisableTiming;
+  cuda_check(cudaEventCreateWithFlags(&e, flags),
              [&] { return "device " + device_name_ + ": creating a CUDA event"; });
   return e;
 }

@@ -2,6 +2,9 @@
 
 #include "../../core/log_internal.hpp"
 #include "../event_state.hpp"
+#include "sim_capture.hpp"
+
+#include <tessera/core/error.hpp>
 
 #include <chrono>
 #include <ctime>
@@ -36,6 +39,10 @@ SimStream::~SimStream() {
 void SimStream::push(Item item) {
   {
     std::lock_guard lock(mutex_);
+    if (capture_ != nullptr) {
+      capture_->add_item(*this, std::move(item));
+      return;
+    }
     queue_.push_back(std::move(item));
   }
   has_work_.notify_one();
@@ -55,10 +62,24 @@ void SimStream::enqueue_host_timed(std::function<void()> work, std::string label
 }
 
 void SimStream::record_into(std::shared_ptr<EventState> state) {
+  {
+    std::lock_guard lock(mutex_);
+    if (capture_ != nullptr) {
+      capture_->add_record(*this, std::move(state));
+      return;
+    }
+  }
   push(Item{[s = std::move(state)] { s->set(); }, {}, false, false, {}});
 }
 
 void SimStream::wait(const Event& e) {
+  {
+    std::lock_guard lock(mutex_);
+    if (capture_ != nullptr) {
+      capture_->add_wait(*this, state_of(e));
+      return;
+    }
+  }
   // The stream's thread blocks, not the caller: the device-side wait of a real GPU.
   push(Item{[s = state_of(e)] { s->wait(); }, "wait", false, false, {}});
 }
@@ -81,37 +102,43 @@ void SimStream::run() {
       item = std::move(queue_.front());
       queue_.pop_front();
     }
-    // Event records and callbacks (empty labels) take no time worth a slice.
-    auto& sources = TraceSources::instance();
-    const bool timed = !item.label.empty() && sources.recording();
-    const std::uint64_t begin = timed ? sources.now_ns() : 0;
-    // Clocks only for work whose time is modelled or asked for: most items are neither.
-    const bool clocked = item.modelled || item.took;
-    const auto started = clocked ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
-    const std::chrono::nanoseconds cpu_before = item.modelled ? thread_cpu_time() : std::chrono::nanoseconds{};
-    try {
-      item.work();
-    } catch (const std::exception& e) {
+    if (std::exception_ptr failure = execute(item)) {
       // A real device has no one to throw to either; the layers above route kernel errors to
       // the node that launched them before they get here.
-      log_error("work on stream {} threw and was dropped: {}", name(), e.what());
-    } catch (...) {
-      log_error("work on stream {} threw a non-std exception and was dropped", name());
-    }
-    std::chrono::nanoseconds device_time{};
-    if (clocked) device_time = std::chrono::steady_clock::now() - started;
-    if (item.modelled) {
-      // The work's CPU time, not its wall time, scaled: a host busy with other threads must
-      // not slow the device's model further. Asleep, not spinning, so the cores stay free.
-      device_time = std::chrono::duration_cast<std::chrono::nanoseconds>((thread_cpu_time() - cpu_before) * slowdown_);
-      std::this_thread::sleep_until(started + device_time);
-    }
-    if (item.took) item.took(device_time);
-    if (timed) {
-      std::lock_guard lock(trace_mutex_);
-      trace_events_.push_back(TraceEvent{std::move(item.label), item.copy ? "copy" : "device", 0, begin, sources.now_ns()});
+      log_error("work on stream {} threw and was dropped: {}", name(), describe_exception(failure));
     }
   }
+}
+
+std::exception_ptr SimStream::execute(const Item& item) {
+  // Event records and callbacks (empty labels) take no time worth a slice.
+  auto& sources = TraceSources::instance();
+  const bool timed = !item.label.empty() && sources.recording();
+  const std::uint64_t begin = timed ? sources.now_ns() : 0;
+  // Clocks only for work whose time is modelled or asked for: most items are neither.
+  const bool clocked = item.modelled || item.took;
+  const auto started = clocked ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
+  const std::chrono::nanoseconds cpu_before = item.modelled ? thread_cpu_time() : std::chrono::nanoseconds{};
+  std::exception_ptr failure;
+  try {
+    item.work();
+  } catch (...) {
+    failure = std::current_exception();
+  }
+  std::chrono::nanoseconds device_time{};
+  if (clocked) device_time = std::chrono::steady_clock::now() - started;
+  if (item.modelled) {
+    // The work's CPU time, not its wall time, scaled: a host busy with other threads must
+    // not slow the device's model further. Asleep, not spinning, so the cores stay free.
+    device_time = std::chrono::duration_cast<std::chrono::nanoseconds>((thread_cpu_time() - cpu_before) * slowdown_);
+    std::this_thread::sleep_until(started + device_time);
+  }
+  if (item.took) item.took(device_time);
+  if (timed) {
+    std::lock_guard lock(trace_mutex_);
+    trace_events_.push_back(TraceEvent{item.label, item.copy ? "copy" : "device", 0, begin, sources.now_ns()});
+  }
+  return failure;
 }
 
 }  // namespace tessera::detail

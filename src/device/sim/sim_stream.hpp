@@ -11,11 +11,14 @@
 #include <chrono>
 #include <condition_variable>
 #include <deque>
+#include <exception>
 #include <functional>
 #include <mutex>
 #include <thread>
 
 namespace tessera::detail {
+
+class SimCapture;
 
 class SimStream final : public Stream, public TraceSource {
 public:
@@ -33,10 +36,13 @@ public:
   void wait(const Event& e) override;
   void then(std::function<void()> callback) override;
 
+  std::string capture_refusal(std::span<Stream* const> others) const override;
+  std::unique_ptr<StreamCapture> begin_capture(std::span<Stream* const> others) override;
+  void spoil_capture(const std::string& why) noexcept override;
+
   std::string track_name() const override { return name(); }
   void drain(std::vector<TraceEvent>& out) override;
 
-private:
   struct Item {
     std::function<void()> work;
     std::string label;
@@ -45,7 +51,14 @@ private:
     std::function<void(std::chrono::nanoseconds)> took;  // told the device's time for the work
   };
 
+private:
+  friend class SimCapture;
+  friend class SimCapturedWork;
+
   void push(Item item);
+  /// Runs one item on the stream's thread: traced, timed, slowed by the compute model. Returns
+  /// what it threw: the queue logs it, a replay reports it under the node that recorded it.
+  std::exception_ptr execute(const Item& item);
 
   void record_into(std::shared_ptr<EventState> state) override;
   void run();
@@ -53,6 +66,7 @@ private:
   std::mutex mutex_;
   std::condition_variable has_work_;
   std::deque<Item> queue_;
+  SimCapture* capture_ = nullptr;  // set while a capture records this stream's work (under mutex_)
   bool stopping_ = false;
   std::mutex trace_mutex_;
   std::vector<TraceEvent> trace_events_;

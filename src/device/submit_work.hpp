@@ -1,0 +1,16 @@
+#pragma once
+// tessera::submit with one more choice, for the executor: whether to record the event that ends
+// the work. A device node whose successors all run on its own stream needs none (stream order
+// is the dependency), and on a simulated device each record is a queue item of its own.
+
+#include <tessera/device/submit.hpp>
+
+#include <string_view>
+
+namespace tessera::detail {
+
+/// As tessera::submit; when `record` is false, returns an Event that is already ready.
+Event submit_work(Stream& stream, std::span<const Event* const> after, FunctionRef<void(Stream&)> enqueue,
+                  std::function<void()> on_complete, std::string_view trace_label, bool record);
+
+}  // namespace tessera::detail
