@@ -101,6 +101,18 @@ std::unique_ptr<CapturedWork> CudaCapture::finish(std::unique_ptr<CapturedWork> 
     kept.swap(kept_);
     outside.swap(outside_);
   }
+  // What the recorded work waited for from outside is not all it depends on: the memory layer
+  // skips an event that was already done when it asked, and a later run may enqueue that work
+  // later. Each launch therefore follows everything enqueued before it on every stream of the
+  // device (the executor enqueues what a part depends on before launching it).
+  Device& device = origin.device();
+  auto add = [&](Stream& st) {
+    if (&st != &origin && std::find(outside.begin(), outside.end(), &st) == outside.end()) outside.push_back(&st);
+  };
+  for (std::size_t i = 0; i < device.num_compute_streams(); ++i) add(device.compute_stream(i));
+  add(device.copy_stream(CopyDirection::host_to_device));
+  add(device.copy_stream(CopyDirection::device_to_host));
+  add(device.copy_stream(CopyDirection::device_to_device));
   if (auto* old = dynamic_cast<CudaCapturedWork*>(previous.get()); old != nullptr && old->origin_ == &origin) {
     cudaGraphExecUpdateResultInfo info{};
     if (cudaGraphExecUpdate(old->exec_, graph, &info) == cudaSuccess) {

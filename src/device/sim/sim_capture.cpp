@@ -3,9 +3,11 @@
 #include "../event_state.hpp"
 
 #include <tessera/core/error.hpp>
+#include <tessera/device/device.hpp>
 #include <tessera/device/stream.hpp>
 
 #include <algorithm>
+#include <iterator>
 #include <utility>
 
 namespace tessera::detail {
@@ -97,6 +99,37 @@ void SimCapture::add_wait(SimStream& stream, std::shared_ptr<EventState> state) 
 std::unique_ptr<CapturedWork> SimCapture::finish(std::unique_ptr<CapturedWork> /*previous*/) {
   // A recorded program holds its functions by value: there is nothing to update in place.
   detach();
+  // What the recorded work waited for from outside is not all it depends on: the memory layer
+  // skips an event that was already done when it asked, and a later run may enqueue that work
+  // later. Each part therefore starts after everything enqueued before the launch on every
+  // stream of the devices the recording touches (the executor enqueues what a part depends on
+  // before launching it).
+  std::vector<Stream*> all;
+  for (SimStream* ps : program_->streams) {
+    Device& d = ps->device();
+    auto add = [&](Stream& st) {
+      if (std::find(all.begin(), all.end(), &st) == all.end()) all.push_back(&st);
+    };
+    for (std::size_t i = 0; i < d.num_compute_streams(); ++i) add(d.compute_stream(i));
+    add(d.copy_stream(CopyDirection::host_to_device));
+    add(d.copy_stream(CopyDirection::device_to_host));
+    add(d.copy_stream(CopyDirection::device_to_device));
+  }
+  for (Stream* st : all)
+    if (std::find(program_->outside.begin(), program_->outside.end(), st) == program_->outside.end())
+      program_->outside.push_back(st);
+  for (std::size_t k = 0; k < program_->streams.size(); ++k) {
+    std::vector<SimOp> prologue;
+    for (Stream* st : program_->outside) {
+      if (st == program_->streams[k]) continue;  // its own earlier work comes first anyway
+      SimOp op;
+      op.kind = SimOp::Kind::wait_outside;
+      op.outside = st;
+      prologue.push_back(std::move(op));
+    }
+    auto& ops = program_->ops[k];
+    ops.insert(ops.begin(), std::make_move_iterator(prologue.begin()), std::make_move_iterator(prologue.end()));
+  }
   return std::make_unique<SimCapturedWork>(std::move(program_));
 }
 
