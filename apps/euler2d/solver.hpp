@@ -4,8 +4,8 @@
 // laid out as L and partitioned over the selected devices (by default one slab along y per
 // device, as in Ripple §8). One step is Ripple's Listing 12:
 //
-//   wavespeeds -> max reduction -> dt -> boundary(in) -> x sweep in->out -> boundary(out)
-//   -> y sweep out->in
+//   max wavespeed (a reduction over the state) -> dt -> boundary(in) -> x sweep in->out
+//   -> boundary(out) -> y sweep out->in
 //
 // so the state is back in `in` after every step and no swap is needed.
 //
@@ -64,8 +64,8 @@ class EulerSolver {
   using layout = L;
   using state_tensor = tessera::Tensor<State<T>, 2, L>;
 
-  /// Allocates the state (padding 1), its double buffer and the wavespeeds, and sets the
-  /// problem's initial state at the cell centres.
+  /// Allocates the state (padding 1) and its double buffer, and sets the problem's initial state
+  /// at the cell centres.
   EulerSolver(tessera::MemoryManager& memory, tessera::Executor& executor, Problem problem, SolverOptions options = {})
       : executor_(executor),
         problem_(std::move(problem)),
@@ -73,15 +73,13 @@ class EulerSolver {
         gas_{static_cast<T>(problem_.gamma)},
         h_(static_cast<T>(problem_.h)),
         in_(memory, extent(), tensor_options("state", 1)),
-        out_(memory, extent(), tensor_options("state_half_step", 1)),
-        wavespeeds_(memory, extent(), tensor_options("wavespeeds", 0)) {
+        out_(memory, extent(), tensor_options("state_half_step", 1)) {
     initialise();
   }
 
   /// One time step (Ripple Listing 12). Past t_final, dt is 0 and the state does not change.
   void step() {
-    tessera::for_each(executor_, SetWavespeed<T>{gas_}, in_, wavespeeds_);
-    tessera::reduce(executor_, wavespeeds_, max_wavespeed_, tessera::Max{});
+    tessera::reduce(executor_, in_, max_wavespeed_, tessera::Max{}, Wavespeed<T>{gas_});
     set_dt();
     set_boundary(in_);
     in_.exchange_padding();
@@ -100,9 +98,7 @@ class EulerSolver {
   ///   solver.add_step(g);
   ///   g.run_until(executor, [&] { return solver.finished(); }).get();
   void add_step(tessera::Graph& g) {
-    g.split(SetWavespeed<T>{gas_}, in_, wavespeeds_)
-        .then_reduce(wavespeeds_, max_wavespeed_, tessera::Max{})
-        .then([this] { set_dt(); });
+    g.reduce(in_, max_wavespeed_, tessera::Max{}, Wavespeed<T>{gas_}).then([this] { set_dt(); });
     add_boundary(g, in_);
     g.then_split(Sweep<0, T>{gas_, h_}, tessera::concurrent_padded_access(in_), out_, std::cref(dt_));
     add_boundary(g, out_);
@@ -141,14 +137,14 @@ class EulerSolver {
     if (problem_.boundary == Boundary::periodic)
       t.load_boundary(tessera::Periodic{});
     else
-      tessera::for_each(executor_, ZeroGradientEdges{}, t);
+      tessera::for_each(executor_, edges_only(), ZeroGradientEdges{}, t);
   }
   /// set_boundary(t) as graph nodes: the edge kernel per block, or one Periodic loader node.
   void add_boundary(tessera::Graph& g, state_tensor& t) {
     if (problem_.boundary == Boundary::periodic)
       g.then([&t] { t.load_boundary(tessera::Periodic{}); });
     else
-      g.then_split(ZeroGradientEdges{}, t);
+      g.then_split(edges_only(), ZeroGradientEdges{}, t);
   }
   /// Advances the clock by the step's dt (to exactly t_final on the last step).
   void finish_step() {
@@ -184,11 +180,10 @@ class EulerSolver {
   /// The ranks the state is spread over, or null.
   tessera::Ranks* ranks() const noexcept { return options_.ranks; }
 
-  /// The current state (the graph's `in`), its half-step buffer (`out`) and the wavespeeds.
+  /// The current state (the graph's `in`) and its half-step buffer (`out`).
   state_tensor& state() noexcept { return in_; }
   const state_tensor& state() const noexcept { return in_; }
   state_tensor& half_step() noexcept { return out_; }
-  tessera::Tensor<T, 2, L>& wavespeeds() noexcept { return wavespeeds_; }
   tessera::ReductionResult<T>& max_wavespeed() noexcept { return max_wavespeed_; }
 
   /// Every cell's state, x fastest (cell (i, j) at i + nx j). Collective across ranks.
@@ -298,7 +293,6 @@ class EulerSolver {
   T h_;
   state_tensor in_;
   state_tensor out_;
-  tessera::Tensor<T, 2, L> wavespeeds_;
   tessera::ReductionResult<T> max_wavespeed_;
   T dt_ = 0;
   double t_ = 0;

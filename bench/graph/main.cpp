@@ -48,10 +48,10 @@ euler2d::Problem problem(std::size_t nx, std::size_t ny) {
   return euler2d::shock_bubble(c);
 }
 
-// Enough simulated device memory for one partition's two state tensors and wavespeeds, twice.
+// Enough simulated device memory for one partition's two state tensors, twice.
 std::string device_spec(const std::string& kind, std::size_t parts, std::size_t nx, std::size_t ny) {
   if (kind == "host") return "host";
-  const std::size_t rows = ny / parts + 2, bytes = (nx + 2) * rows * (2 * sizeof(euler2d::State<double>) + 8);
+  const std::size_t rows = ny / parts + 2, bytes = (nx + 2) * rows * 2 * sizeof(euler2d::State<double>);
   return "sim:" + std::to_string(parts) + ":" + std::to_string(2 * bytes / (1 << 20) + 16) + "MiB";
 }
 

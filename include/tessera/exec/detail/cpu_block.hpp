@@ -3,38 +3,23 @@
 // executor's workers; within a row the x sites run in strips of the virtual vector length
 // (targetDP §III.C) whose lanes are declared independent, so the compiler sees VVL lanes whose
 // addresses are linear in the lane in every layout (Tiled strips start on a tile boundary and,
-// at the default VVL, have a compile-time length, which lets it prove that).
-//
-// The lanes are declared independent with `GCC ivdep` rather than `omp simd`: GCC lowers
-// `omp simd` before inlining and turns each lane's iterator copy into an array of structs that
-// its vectoriser then rejects ("more than one data ref in stmt"); ivdep makes the same promise
-// after inlining, when those copies have become scalars. `GCC unroll 1` keeps the lane loop a
-// loop until the vectoriser sees it: GCC otherwise unrolled short strips completely first, and
-// the SLP vectoriser that then got the straight-line code ignores ivdep (SAXPY ran scalar).
+// at the default VVL, have a compile-time length, which lets it prove that). The promise is
+// TESSERA_INDEPENDENT_LANES (independent_lanes.hpp says why it is not `omp simd`).
 
 #include <algorithm>
 #include <cstddef>
+#include <cstdint>
 #include <tuple>
 #include <type_traits>
 #include <utility>
 
 #include "tessera/core/index.hpp"
 #include "tessera/exec/detail/block_args.hpp"
+#include "tessera/exec/detail/independent_lanes.hpp"
 #include "tessera/exec/detail/staged_tile.hpp"
 #include "tessera/exec/exec_options.hpp"
 #include "tessera/layout/layout.hpp"
 #include "tessera/sched/executor.hpp"
-
-#if defined(__clang__)
-#define TESSERA_INDEPENDENT_LANES _Pragma("clang loop vectorize(assume_safety)")
-#elif defined(__CUDACC__)
-// nvcc's front end does not know GCC's unroll pragma; CPU strips in .cu files lose only that.
-#define TESSERA_INDEPENDENT_LANES _Pragma("GCC ivdep")
-#elif defined(__GNUC__)
-#define TESSERA_INDEPENDENT_LANES _Pragma("GCC ivdep") _Pragma("GCC unroll 1")
-#else
-#define TESSERA_INDEPENDENT_LANES
-#endif
 
 namespace tessera::detail {
 
@@ -380,6 +365,56 @@ template <std::size_t N, std::size_t R, typename F, typename... S, std::size_t..
   }
 }
 
+/// The global index of the first tensor argument's first interior site.
+template <std::size_t D, typename A0, typename... A>
+Index<D> block_origin(const A0& a0, const A&... rest) {
+  if constexpr (is_tensor_block_arg<A0>::value)
+    return a0.geometry.interior.lo;
+  else
+    return block_origin<D>(rest...);
+}
+
+/// run_block_on_cpu for ExecOptions::edge_width = w > 0: only the sites within w of the global
+/// domain's faces, site by site (an edge kernel's scattered writes do not vectorise anyway). A
+/// row within w of a face along y or z runs whole; any other row runs only its sites within w
+/// of the x faces, so a block costs its perimeter, not its area.
+template <std::size_t D, typename F, typename... A>
+void run_block_edges_on_cpu(Executor* executor, const ExecOptions& options, const LaunchShape<D>& launch,
+                            const Extent<D>& n, std::size_t rows, F& kernel, const A&... args) {
+  const auto w = static_cast<std::int64_t>(options.edge_width);
+  const Index<D> origin = block_origin<D>(args...);
+  const auto nx = static_cast<std::int64_t>(n.sizes[0]);
+  const auto gx = static_cast<std::int64_t>(launch.global_size.sizes[0]);
+  // Local x ranges [0, low_end) and [high_begin, nx): the row's sites within w of the x faces.
+  const std::int64_t low_end = std::clamp<std::int64_t>(w - origin.coords[0], 0, nx);
+  const std::int64_t high_begin = std::clamp<std::int64_t>(gx - w - origin.coords[0], low_end, nx);
+  auto run_row = [&](std::size_t row) {
+    Index<D> local{};
+    bool whole = false;
+    std::size_t r = row;
+    for (std::size_t d = 1; d < D; ++d) {
+      local.coords[d] = static_cast<std::int64_t>(r % n.sizes[d]);
+      r /= n.sizes[d];
+      const std::int64_t g = origin.coords[d] + local.coords[d];
+      whole = whole || g < w || g >= static_cast<std::int64_t>(launch.global_size.sizes[d]) - w;
+    }
+    auto starts = std::make_tuple(site_arg(args, launch, local)...);
+    auto one = [&](std::int64_t x) {
+      std::apply([&](const auto&... s) { kernel(along_x(s, static_cast<std::ptrdiff_t>(x))...); }, starts);
+    };
+    if (whole) {
+      for (std::int64_t x = 0; x < nx; ++x) one(x);
+      return;
+    }
+    for (std::int64_t x = 0; x < low_end; ++x) one(x);
+    for (std::int64_t x = high_begin; x < nx; ++x) one(x);
+  };
+  if (executor != nullptr && rows > 1)
+    executor->parallel_for(0, rows, run_row, options.rows_per_task);
+  else
+    for (std::size_t row = 0; row < rows; ++row) run_row(row);
+}
+
 template <std::size_t D, typename F, typename... A>
 void run_block_on_cpu(Executor* executor, const ExecOptions& options, const LaunchShape<D>& launch,
                       const Extent<D>& n, F& kernel, const A&... args) {
@@ -387,6 +422,7 @@ void run_block_on_cpu(Executor* executor, const ExecOptions& options, const Laun
   std::size_t rows = 1;
   for (std::size_t d = 1; d < D; ++d) rows *= n.sizes[d];
   if (nx == 0 || rows == 0) return;
+  if (options.edge_width > 0) return run_block_edges_on_cpu<D>(executor, options, launch, n, rows, kernel, args...);
 
   std::size_t vvl = options.vvl != 0 ? options.vvl : default_vvl<A...>();
   const std::size_t head = std::min(first_tile_head(args...), nx);

@@ -1,0 +1,93 @@
+// ExecOptions::edge_width: on the CPU (host blocks and sim devices) the kernel runs at exactly
+// the sites within w of the global domain's faces, once each, in 1-D, 2-D and 3-D, however the
+// tensor is partitioned, for arithmetic and Tiled record tensors.
+
+#include <gtest/gtest.h>
+
+#include <tessera/exec.hpp>
+#include <tessera/tensor/tensor.hpp>
+#include <vector>
+
+#include "../tensor/tensor_test_support.hpp"
+
+using namespace tessera;
+using tensor_test::Particle;
+
+namespace {
+
+class ForEachEdges : public tensor_test::OnDevices {
+ protected:
+  Executor ex{ExecutorOptions{}};
+};
+
+template <std::size_t D>
+bool near_a_face(const Extent<D>& n, const Index<D>& i, std::int64_t w) {
+  for (std::size_t d = 0; d < D; ++d)
+    if (i.coords[d] < w || i.coords[d] >= static_cast<std::int64_t>(n.sizes[d]) - w) return true;
+  return false;
+}
+
+/// Counts the kernel's visits to each site of an n-site tensor cut into `partitions`.
+template <std::size_t D>
+void check_visits(Executor& ex, MemoryManager& memory, Extent<D> n, Extent<D> partitions, std::size_t w) {
+  TensorOptions<D> o;
+  o.partitions = partitions;
+  Tensor<float, D> visits(memory, n, o.with_padding(1).named("visits"));
+  const std::vector<float> zeros(n.volume(), 0.0f);
+  visits.fill_from(zeros.data());
+  ExecOptions edges;
+  edges.edge_width = w;
+  for_each(ex, edges, [] TESSERA_HOST_DEVICE(auto it) { *it += 1.0f; }, visits);
+  std::vector<float> got(n.volume());
+  visits.gather_to(got.data());
+  for (std::size_t k = 0; k < got.size(); ++k) {
+    const Index<D> i = n.delinear(k);
+    ASSERT_EQ(got[k], near_a_face(n, i, static_cast<std::int64_t>(w)) ? 1.0f : 0.0f)
+        << "site " << k << " of " << n.volume() << ", width " << w << ", " << partitions.volume() << " partitions";
+  }
+}
+
+TEST_P(ForEachEdges, OneDimension) {
+  for (std::size_t w : {1, 2, 20}) {
+    check_visits<1>(ex, memory(), Extent<1>{37}, Extent<1>{1}, w);
+    check_visits<1>(ex, memory(), Extent<1>{37}, Extent<1>{4}, w);
+  }
+}
+
+TEST_P(ForEachEdges, TwoDimensions) {
+  for (std::size_t w : {1, 2}) {
+    check_visits<2>(ex, memory(), Extent<2>{13, 11}, Extent<2>{1, 1}, w);
+    check_visits<2>(ex, memory(), Extent<2>{13, 11}, Extent<2>{2, 2}, w);
+    check_visits<2>(ex, memory(), Extent<2>{13, 11}, Extent<2>{1, 4}, w);
+  }
+}
+
+TEST_P(ForEachEdges, ThreeDimensions) {
+  check_visits<3>(ex, memory(), Extent<3>{7, 6, 5}, Extent<3>{1, 1, 1}, 1);
+  check_visits<3>(ex, memory(), Extent<3>{7, 6, 5}, Extent<3>{2, 1, 2}, 1);
+}
+
+// The euler2d use: a Tiled record tensor whose edge sites copy themselves into the padding.
+TEST_P(ForEachEdges, TiledRecordsCopyIntoThePadding) {
+  const Extent<2> n{21, 9};
+  TensorOptions<2> o;
+  o.partitions = Extent<2>{1, 2};
+  Tensor<Particle<float>, 2, Tiled<8>> t(memory(), n, o.with_padding(1).named("particles"));
+  std::vector<Particle<float>> dense(n.volume());
+  for (std::size_t k = 0; k < dense.size(); ++k) dense[k] = tensor_test::particle(static_cast<float>(k));
+  t.fill_from(dense.data());
+  ExecOptions edges;
+  edges.edge_width = 1;
+  for_each(ex, edges, [] TESSERA_HOST_DEVICE(auto it) {
+    if (it.global_idx(0) == 0) *it.offset(0, -1) = *it;
+    if (it.global_idx(1) == static_cast<std::int64_t>(it.global_size(1)) - 1) *it.offset(1, 1) = *it;
+  }, t);
+  for (std::int64_t y = 0; y < 9; ++y)
+    EXPECT_TRUE(tensor_test::same(t.get({-1, y}), dense[static_cast<std::size_t>(21 * y)])) << "row " << y;
+  for (std::int64_t x = 0; x < 21; ++x)
+    EXPECT_TRUE(tensor_test::same(t.get({x, 9}), dense[static_cast<std::size_t>(21 * 8 + x)])) << "column " << x;
+}
+
+TENSOR_TEST_ON_DEVICES(ForEachEdges);
+
+}  // namespace
