@@ -37,7 +37,8 @@ void check_visits(Executor& ex, MemoryManager& memory, Extent<D> n, Extent<D> pa
   visits.fill_from(zeros.data());
   ExecOptions edges;
   edges.edge_width = w;
-  for_each(ex, edges, [] TESSERA_HOST_DEVICE(auto it) { *it += 1.0f; }, visits);
+  for_each(
+      ex, edges, [] TESSERA_HOST_DEVICE(auto it) { *it += 1.0f; }, visits);
   std::vector<float> got(n.volume());
   visits.gather_to(got.data());
   for (std::size_t k = 0; k < got.size(); ++k) {
@@ -78,10 +79,13 @@ TEST_P(ForEachEdges, TiledRecordsCopyIntoThePadding) {
   t.fill_from(dense.data());
   ExecOptions edges;
   edges.edge_width = 1;
-  for_each(ex, edges, [] TESSERA_HOST_DEVICE(auto it) {
-    if (it.global_idx(0) == 0) *it.offset(0, -1) = *it;
-    if (it.global_idx(1) == static_cast<std::int64_t>(it.global_size(1)) - 1) *it.offset(1, 1) = *it;
-  }, t);
+  for_each(
+      ex, edges,
+      [] TESSERA_HOST_DEVICE(auto it) {
+        if (it.global_idx(0) == 0) *it.offset(0, -1) = *it;
+        if (it.global_idx(1) == static_cast<std::int64_t>(it.global_size(1)) - 1) *it.offset(1, 1) = *it;
+      },
+      t);
   for (std::int64_t y = 0; y < 9; ++y)
     EXPECT_TRUE(tensor_test::same(t.get({-1, y}), dense[static_cast<std::size_t>(21 * y)])) << "row " << y;
   for (std::int64_t x = 0; x < 21; ++x)
