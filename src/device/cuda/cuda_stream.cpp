@@ -25,29 +25,28 @@ struct HostWork {
   const Stream* stream;
 };
 
+// Host work and callbacks run on threads that have no one to throw to: unwinding into the CUDA
+// runtime's thread would terminate the process. Like a sim stream, the stream drops the work and
+// goes on (layers above route kernel errors to their node).
+void run_dropping_errors(const std::function<void()>& work, std::string_view label, const Stream& stream) noexcept {
+  try {
+    work();
+  } catch (const std::exception& e) {
+    log_error("{} on stream {} threw and was dropped: {}", label, stream.name(), e.what());
+  } catch (...) {
+    log_error("{} on stream {} threw a non-std exception and was dropped", label, stream.name());
+  }
+}
+
 void CUDART_CB run_host_work(void* data) {
   std::unique_ptr<HostWork> item(static_cast<HostWork*>(data));
-  try {
-    item->work();
-  } catch (const std::exception& e) {
-    // Unwinding into the CUDA runtime's thread would terminate the process; like a sim stream,
-    // the stream drops the work and goes on (layers above route kernel errors to their node).
-    log_error("{} on stream {} threw and was dropped: {}", item->label, item->stream->name(), e.what());
-  } catch (...) {
-    log_error("{} on stream {} threw a non-std exception and was dropped", item->label, item->stream->name());
-  }
+  run_dropping_errors(item->work, item->label, *item->stream);
 }
 
 // A host function recorded into a capture runs once per launch: the recording owns the item.
 void CUDART_CB run_kept_host_work(void* data) {
   const HostWork* item = static_cast<const HostWork*>(data);
-  try {
-    item->work();
-  } catch (const std::exception& e) {
-    log_error("{} on stream {} threw and was dropped: {}", item->label, item->stream->name(), e.what());
-  } catch (...) {
-    log_error("{} on stream {} threw a non-std exception and was dropped", item->label, item->stream->name());
-  }
+  run_dropping_errors(item->work, item->label, *item->stream);
 }
 
 // A failed query or wait reports the error and counts as done: the stream's work will not
@@ -256,13 +255,7 @@ void CudaStream::run_completions() noexcept {
     // runs the callback: the node must finish, and the error surfaces at the next checked call.
     if (const cudaError_t r = cudaEventSynchronize(static_cast<cudaEvent_t>(c.event.get())); r != cudaSuccess)
       log_error("stream {}: waiting for a completion event failed: {}", name(), cudaGetErrorString(r));
-    try {
-      c.callback();
-    } catch (const std::exception& e) {
-      log_error("a callback on stream {} threw and was dropped: {}", name(), e.what());
-    } catch (...) {
-      log_error("a callback on stream {} threw a non-std exception and was dropped", name());
-    }
+    run_dropping_errors(c.callback, "a callback", *this);
     c = {};  // the event goes back to its pool before the idle signal
     {
       std::lock_guard lock(completion_mutex_);
