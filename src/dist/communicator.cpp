@@ -148,7 +148,7 @@ Request CommunicatorImpl::track(std::shared_ptr<RequestState> state) {
 
 Request CommunicatorImpl::start_send(const void* data, std::size_t bytes, int dest, int tag,
                                      std::function<void(RequestState&)> on_complete, MPI_Comm on) {
-  auto state = std::make_shared<RequestState>();
+  auto state = make_request_state();
   state->op = "send";
   state->peer = dest;
   state->tag = tag;
@@ -171,7 +171,7 @@ Request CommunicatorImpl::start_send(const void* data, std::size_t bytes, int de
 
 Request CommunicatorImpl::start_recv(void* data, std::size_t capacity, int source, int tag,
                                      std::function<void(RequestState&)> on_complete) {
-  auto state = std::make_shared<RequestState>();
+  auto state = make_request_state();
   state->is_receive = true;
   state->op = "receive";
   state->peer = source;
@@ -211,7 +211,7 @@ void CommunicatorImpl::remove_poller(std::size_t id) {
   pollers_changed_ = true;
 }
 
-void CommunicatorImpl::complete(RequestState& state, int mpi_error) {
+void CommunicatorImpl::complete(RequestState& state, int mpi_error, bool waited_on) {
   if (mpi_error != MPI_SUCCESS) {
     try {
       throw_mpi_error(mpi_error, state.what());
@@ -225,6 +225,10 @@ void CommunicatorImpl::complete(RequestState& state, int mpi_error) {
     } catch (...) {
       if (!state.error) state.error = std::current_exception();
     }
+  }
+  if (!waited_on) {
+    state.done.store(true, std::memory_order_release);
+    return;
   }
   {
     std::lock_guard lock(state.mutex);
@@ -373,8 +377,9 @@ bool CommunicatorImpl::test_untracked(RequestState& state) {
   int flag = 0;
   MPI_Status status;
   const int rc = MPI_Test(&state.request, &flag, &status);
+  // Untracked, so nobody sleeps on it: waiters test it themselves until they hand it over.
   if (rc != MPI_SUCCESS) {
-    complete(state, rc);
+    complete(state, rc, false);
     return true;
   }
   if (!flag) return false;
@@ -383,20 +388,33 @@ bool CommunicatorImpl::test_untracked(RequestState& state) {
     MPI_Get_count(&status, MPI_BYTE, &received);
     state.bytes = static_cast<std::size_t>(received);
   }
-  complete(state, MPI_SUCCESS);
+  complete(state, MPI_SUCCESS, false);
   return true;
 }
 
 void CommunicatorImpl::wait(RequestState& state) {
   using clock = std::chrono::steady_clock;
+  const bool untracked = !state.tracked.load(std::memory_order_acquire);
+  // A small send is done at the first test, and a small receive within a few dozen: reading the
+  // clock (a tenth of a small message's round trip) waits until those have failed.
+  if (untracked) {
+    for (int i = 0; i < 64; ++i) {
+      if (!test_untracked(state)) continue;
+      if (state.error) std::rethrow_exception(state.error);
+      return;
+    }
+  }
   // A large transfer needs MPI called while it streams (the shared-memory and network transports
   // move it piece by piece), as MPI_Wait would: poll as long as it takes at 1 GB/s, then sleep.
   const auto spin_until = clock::now() + spin + std::chrono::nanoseconds(state.size);
   polling_waiters_.fetch_add(1, std::memory_order_acq_rel);
-  if (!state.tracked.load(std::memory_order_acquire)) {
-    // A yield is a system call, dearer than a small message: poll a few times between them.
-    for (unsigned i = 1; !test_untracked(state) && clock::now() < spin_until; ++i)
+  if (untracked) {
+    // A yield is a system call, dearer than a small message, and so is most of a clock read:
+    // poll a few times between them.
+    for (unsigned i = 1; !test_untracked(state); ++i) {
+      if (i % 8 == 0 && clock::now() >= spin_until) break;
       if (i % 32 == 0) std::this_thread::yield();
+    }
   } else {
     while (!state.done.load(std::memory_order_acquire) && clock::now() < spin_until)
       if (!poll_once()) std::this_thread::yield();
@@ -586,7 +604,7 @@ Node& Communicator::recv_node(NodeGraph& graph, void* data, std::size_t bytes, i
 }
 
 void Communicator::barrier() {
-  auto state = std::make_shared<detail::RequestState>();
+  auto state = detail::make_request_state();
   state->label = "barrier";
   {
     std::lock_guard mpi(impl_->mpi_mutex);
@@ -610,7 +628,7 @@ MPI_Op mpi_op(Communicator::Reduce op) {
 template <class T>
 T all_reduce_value(detail::CommunicatorImpl& impl, T value, MPI_Datatype type, MPI_Op op, const char* label) {
   T result{};
-  auto state = std::make_shared<detail::RequestState>();
+  auto state = detail::make_request_state();
   state->label = label;
   state->owner = &impl;
   {

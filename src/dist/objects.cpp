@@ -108,7 +108,7 @@ ObjectsImpl::ObjectsImpl(Objects& owner, Communicator& c, ObjectsOptions opts)
       size(c.size()),
       outbox_(static_cast<std::size_t>(c.size())) {
   if (options.handler_burst == 0) options.handler_burst = 1;
-  auto state = std::make_shared<RequestState>();
+  auto state = make_request_state();
   state->label = "MPI_Comm_idup for tessera::dist::Objects";
   {
     std::lock_guard mpi(ci.mpi_mutex);
@@ -136,7 +136,7 @@ ObjectsImpl::~ObjectsImpl() {
       local[2] = scheduled_;
     }
     std::int64_t total[3] = {0, 0, 0};
-    auto state = std::make_shared<RequestState>();
+    auto state = make_request_state();
     state->label = "the closing count of tessera::dist::Objects";
     {
       std::lock_guard mpi(ci.mpi_mutex);
@@ -813,7 +813,7 @@ std::size_t ObjectsImpl::rebalance(const BalancePolicy& policy) {
     local[1] = static_cast<double>(mine.size());
   }
   std::vector<double> all(2 * static_cast<std::size_t>(size));
-  auto state = std::make_shared<RequestState>();
+  auto state = make_request_state();
   state->label = "the load exchange of Objects::rebalance";
   {
     std::lock_guard mpi(ci.mpi_mutex);
