@@ -101,9 +101,11 @@ CommunicatorImpl::CommunicatorImpl(int* argc, char*** argv, CommunicatorOptions 
   cuda_aware = MPIX_Query_cuda_support() == 1;
 #endif
   progress_ = std::thread([this] { progress_loop(); });
+  polled_by_workers_ = register_progress_source(*this);
 }
 
 CommunicatorImpl::~CommunicatorImpl() {
+  polled_by_workers_.reset();  // no worker polls from here on
   // Sends finish on their own once matched; receives that nothing will match are cancelled, so a
   // program that posted one too many never hangs here.
   {
@@ -309,6 +311,14 @@ bool CommunicatorImpl::poll_once() {
   }
   for (auto& p : poller_snapshot_) progressed = p() || progressed;
   return progressed;
+}
+
+bool CommunicatorImpl::poll() noexcept {
+  try {
+    return poll_once();
+  } catch (...) {
+    return false;  // only a failed allocation gets here; the progress thread will meet it too
+  }
 }
 
 void CommunicatorImpl::wake() {

@@ -6,6 +6,7 @@
 #include "request_pool.hpp"
 
 #include <tessera/dist/communicator.hpp>
+#include <tessera/sched/progress.hpp>
 
 #include <mpi.h>
 
@@ -59,7 +60,9 @@ inline void check_mpi(int code, const RequestState& state) {
   if (code != MPI_SUCCESS) throw_mpi_error(code, state.what());
 }
 
-class CommunicatorImpl {
+// A ProgressSource: idle executor workers poll it (poll_once) while a graph waits on a message,
+// so the node a message releases runs as soon as it lands, on the worker that saw it.
+class CommunicatorImpl final : public ProgressSource {
  public:
   CommunicatorImpl(int* argc, char*** argv, CommunicatorOptions options);
   ~CommunicatorImpl();
@@ -90,6 +93,7 @@ class CommunicatorImpl {
   /// One progress step, unless another thread is taking one: tests the tracked requests and runs
   /// the pollers. Returns whether anything completed or happened.
   bool poll_once();
+  bool poll() noexcept override;
   /// Wakes the progress thread out of its sleep (new work for it).
   void wake();
   /// Blocks on `state` the way Request::wait does.
@@ -124,6 +128,7 @@ class CommunicatorImpl {
   std::atomic<bool> progress_asleep_{false};  // in its untimed wait: only then does wake() notify
   bool stop_ = false;
   std::thread progress_;
+  ProgressRegistration polled_by_workers_;
 };
 
 }  // namespace tessera::dist::detail

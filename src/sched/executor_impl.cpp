@@ -6,6 +6,7 @@
 #include "../core/log_internal.hpp"
 #include "../device/submit_work.hpp"
 #include "loop_job.hpp"
+#include "progress_sources.hpp"
 #include "../core/trace_sources.hpp"
 
 #include <tessera/core/error.hpp>
@@ -15,6 +16,7 @@
 
 #include <algorithm>
 #include <thread>
+#include <utility>
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
@@ -82,6 +84,16 @@ ExecutorImpl::~ExecutorImpl() {
   for (auto& n : notifiers_) n->wake_all();
   for (auto& w : workers_)
     if (w->thread.joinable()) w->thread.join();
+}
+
+bool ExecutorImpl::poll_progress() noexcept {
+  // Completions found here release nodes through the queues, never inline: a node run inside a
+  // source's poll would keep the source (its lock, its other completions) for the node's whole
+  // run. Without a worker identity, every executor's completion path queues and notifies.
+  Worker* self = std::exchange(this_thread_worker, nullptr);
+  const bool progressed = poll_progress_sources();
+  this_thread_worker = self;
+  return progressed;
 }
 
 Worker* ExecutorImpl::current_worker() const noexcept {
@@ -543,6 +555,8 @@ Task* ExecutorImpl::wait_for_work(Worker& w) {
         notifier.stop_spinning();
         return nullptr;
       }
+      // What this worker waits for may be a message or an event that only a poll completes.
+      if (round % 16 == 0 && poll_progress()) continue;  // it may have queued work: look at once
       if (round % 16 == 0 && clock::now() > deadline) break;
       // Look often (a pause is ~40-140 cycles; new work should be seen within ~100 ns) and
       // yield now and then: on an oversubscribed machine the thread that will produce the

@@ -1,0 +1,72 @@
+#include "progress_sources.hpp"
+
+#include <tessera/sched/progress.hpp>
+
+#include <algorithm>
+#include <atomic>
+#include <mutex>
+#include <shared_mutex>
+#include <utility>
+#include <vector>
+
+namespace tessera {
+namespace {
+
+// Pollers take the lock shared, so workers poll together; ending a registration takes it
+// exclusively, which is what makes reset() wait for polls in progress.
+struct Registry {
+  std::shared_mutex mutex;
+  std::vector<std::pair<std::uint64_t, ProgressSource*>> sources;
+  std::uint64_t next_id = 1;
+  std::atomic<std::size_t> count{0};
+};
+
+Registry& registry() {
+  static Registry r;
+  return r;
+}
+
+}  // namespace
+
+ProgressRegistration register_progress_source(ProgressSource& source) {
+  auto& r = registry();
+  std::unique_lock lock(r.mutex);
+  const std::uint64_t id = r.next_id++;
+  r.sources.emplace_back(id, &source);
+  r.count.store(r.sources.size(), std::memory_order_release);
+  return ProgressRegistration(id);
+}
+
+ProgressRegistration& ProgressRegistration::operator=(ProgressRegistration&& other) noexcept {
+  if (this != &other) {
+    reset();
+    id_ = std::exchange(other.id_, 0);
+  }
+  return *this;
+}
+
+void ProgressRegistration::reset() noexcept {
+  if (id_ == 0) return;
+  auto& r = registry();
+  std::unique_lock lock(r.mutex);
+  std::erase_if(r.sources, [this](const auto& s) { return s.first == id_; });
+  r.count.store(r.sources.size(), std::memory_order_release);
+  id_ = 0;
+}
+
+namespace detail {
+
+bool poll_progress_sources() noexcept {
+  auto& r = registry();
+  if (r.count.load(std::memory_order_acquire) == 0) return false;
+  // try: a registration being added or ended is rare and brief, and an idle worker has better
+  // things to do than queue behind it.
+  std::shared_lock lock(r.mutex, std::try_to_lock);
+  if (!lock.owns_lock()) return false;
+  bool progressed = false;
+  for (auto& [id, source] : r.sources) progressed = source->poll() || progressed;
+  return progressed;
+}
+
+}  // namespace detail
+}  // namespace tessera
