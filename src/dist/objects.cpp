@@ -466,7 +466,6 @@ void ObjectsImpl::run_object(LocalObject& object) {
         // A report this makes wakes the progress thread itself (emit). Once scheduled_ may read
         // 0 the runtime may be destroyed: nothing of it is touched after the unlock.
         maybe_report();
-        waiters_.notify_all();
         return;
       }
       if (!first) {
@@ -770,32 +769,19 @@ void ObjectsImpl::wait() {
   maybe_report();
   lock.unlock();
   ci.wake();
-  auto sleep = std::chrono::microseconds(1);
-  for (;;) {
-    lock.lock();
-    if (!error_.empty() && !error_local_) {
-      in_wait_ = false;
-      throw Error(error_);
-    }
-    if (done_epoch_ >= epoch) {
-      in_wait_ = false;
-      if (!error_.empty()) {
-        auto text = std::move(error_);
-        error_.clear();
-        error_local_ = false;
-        throw Error(text);
-      }
-      return;
-    }
-    lock.unlock();
-    if (ci.poll_once()) {
-      sleep = std::chrono::microseconds(1);
-      continue;
-    }
-    lock.lock();
-    waiters_.wait_for(lock, sleep);
-    lock.unlock();
-    sleep = std::min(sleep * 2, ci.max_sleep);
+  lock.lock();
+  // The progress thread and idle executor workers (the communicator is a ProgressSource) poll,
+  // and so drive the termination waves: this thread only sleeps until a wave ends the wait. It
+  // used to poll as well, waking about 8000 times a second on each rank and preempting the very
+  // handlers it waited for.
+  waiters_.wait(lock, [&] { return (!error_.empty() && !error_local_) || done_epoch_ >= epoch; });
+  in_wait_ = false;
+  if (!error_.empty() && !error_local_) throw Error(error_);
+  if (!error_.empty()) {
+    auto text = std::move(error_);
+    error_.clear();
+    error_local_ = false;
+    throw Error(text);
   }
 }
 
@@ -868,7 +854,6 @@ void ObjectsImpl::busy_end() {
   std::unique_lock lock(mutex);
   --busy_;
   maybe_report();
-  waiters_.notify_all();
 }
 
 void ObjectsImpl::finish_put(std::uint64_t ticket, const std::string& error) {
