@@ -313,6 +313,14 @@ bool CommunicatorImpl::poll_once() {
   return progressed;
 }
 
+void CommunicatorImpl::unattended() noexcept {
+  {
+    std::lock_guard lock(sleep_mutex_);
+    woken_ = true;
+  }
+  sleep_cv_.notify_one();
+}
+
 bool CommunicatorImpl::poll() noexcept {
   try {
     return poll_once();
@@ -342,11 +350,22 @@ void CommunicatorImpl::progress_loop() {
   auto last_activity = clock::now();
   auto sleep = std::chrono::microseconds(1);
   for (;;) {
-    if (poll_once()) {
+    const bool progressed = poll_once();
+    if (progressed) {
       last_activity = clock::now();
       sleep = std::chrono::microseconds(1);
+    }
+    if (attending_workers() > 0) {
+      // Awake executor workers poll between their tasks and before they sleep, and the last to
+      // sleep wakes this thread (unattended): meanwhile it only backs them up, at max_sleep,
+      // instead of waking every few microseconds to take a core from them.
+      std::unique_lock lock(sleep_mutex_);
+      if (stop_) return;
+      sleep_cv_.wait_for(lock, max_sleep, [this] { return woken_ || stop_; });
+      woken_ = false;
       continue;
     }
+    if (progressed) continue;
     auto nothing_tracked = [this] {
       std::lock_guard step(poll_mutex_);  // always poll_mutex_ before list_mutex_
       std::lock_guard list(list_mutex_);

@@ -60,8 +60,9 @@ inline void check_mpi(int code, const RequestState& state) {
   if (code != MPI_SUCCESS) throw_mpi_error(code, state.what());
 }
 
-// A ProgressSource: idle executor workers poll it (poll_once) while a graph waits on a message,
-// so the node a message releases runs as soon as it lands, on the worker that saw it.
+// A ProgressSource: executor workers poll it (poll_once) between tasks and while a graph waits on
+// a message, so the node a message releases runs as soon as it lands, on a worker, and the
+// progress thread backs them up at max_sleep until the last one falls asleep.
 class CommunicatorImpl final : public ProgressSource {
  public:
   CommunicatorImpl(int* argc, char*** argv, CommunicatorOptions options);
@@ -94,6 +95,7 @@ class CommunicatorImpl final : public ProgressSource {
   /// the pollers. Returns whether anything completed or happened.
   bool poll_once();
   bool poll() noexcept override;
+  void unattended() noexcept override;
   /// Wakes the progress thread out of its sleep (new work for it).
   void wake();
   /// Blocks on `state` the way Request::wait does.

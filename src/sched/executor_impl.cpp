@@ -477,6 +477,10 @@ void ExecutorImpl::wait_for_all() {
 void ExecutorImpl::worker_loop(Worker& w) {
   this_thread_worker = &w;
   pin_current_thread(w);
+  worker_attends();
+  struct Leaves {
+    ~Leaves() { worker_leaves(); }
+  } leaves;
   for (;;) {
     Task* t = pop_local(w);
     if (t == nullptr) {
@@ -487,7 +491,20 @@ void ExecutorImpl::worker_loop(Worker& w) {
       notifier_of(w).found_work(false);
     }
     t->execute(t, &w);
+    poll_between_tasks(w);
   }
+}
+
+void ExecutorImpl::poll_between_tasks(Worker& w) noexcept {
+  // A worker that never runs out of work never reaches its idle polls, and a message that a
+  // later task (or another rank) waits for must not wait for the queue to drain, nor take a
+  // progress thread's context switch away from this worker's tasks.
+  constexpr auto interval = std::chrono::microseconds(50);
+  if (!progress_sources_registered()) return;
+  const auto now = std::chrono::steady_clock::now();
+  if (now - w.last_progress_poll < interval) return;
+  w.last_progress_poll = now;
+  poll_progress();
 }
 
 Task* ExecutorImpl::pop_local(Worker& w) noexcept {
@@ -556,7 +573,10 @@ Task* ExecutorImpl::wait_for_work(Worker& w) {
         return nullptr;
       }
       // What this worker waits for may be a message or an event that only a poll completes.
-      if (round % 16 == 0 && poll_progress()) continue;  // it may have queued work: look at once
+      if (round % 16 == 0 && poll_progress()) {
+        w.last_progress_poll = clock::now();
+        continue;  // it may have queued work: look at once
+      }
       if (round % 16 == 0 && clock::now() > deadline) break;
       // Look often (a pause is ~40-140 cycles; new work should be seen within ~100 ns) and
       // yield now and then: on an oversubscribed machine the thread that will produce the
@@ -585,7 +605,9 @@ Task* ExecutorImpl::wait_for_work(Worker& w) {
       notifier.stop_spinning();
       return nullptr;
     }
+    worker_leaves();
     notifier.commit_sleep(epoch);
+    worker_attends();
     may_spin = true;  // woken for work: look for it
   }
 }

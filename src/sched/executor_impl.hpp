@@ -41,8 +41,10 @@ public:
   std::size_t num_workers() const noexcept { return workers_.size(); }
   std::size_t num_gpu_workers() const noexcept { return gpu_workers_; }
   StealStrategy steal_strategy() const noexcept { return options_.steal_strategy; }
-  /// Polls the registered ProgressSources from an idle worker (see progress.hpp).
+  /// Polls the registered ProgressSources from a worker (see progress.hpp).
   bool poll_progress() noexcept;
+  /// poll_progress() when 50 us have passed since this worker's last poll.
+  void poll_between_tasks(Worker& w) noexcept;
   /// The calling thread's Worker if it belongs to this executor.
   Worker* current_worker() const noexcept;
 

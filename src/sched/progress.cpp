@@ -19,6 +19,7 @@ struct Registry {
   std::vector<std::pair<std::uint64_t, ProgressSource*>> sources;
   std::uint64_t next_id = 1;
   std::atomic<std::size_t> count{0};
+  std::atomic<int> attending{0};
 };
 
 Registry& registry() {
@@ -54,7 +55,22 @@ void ProgressRegistration::reset() noexcept {
   id_ = 0;
 }
 
+int attending_workers() noexcept { return registry().attending.load(std::memory_order_acquire); }
+
 namespace detail {
+
+bool progress_sources_registered() noexcept { return registry().count.load(std::memory_order_relaxed) != 0; }
+
+void worker_attends() noexcept { registry().attending.fetch_add(1, std::memory_order_acq_rel); }
+
+void worker_leaves() noexcept {
+  auto& r = registry();
+  if (r.attending.fetch_sub(1, std::memory_order_acq_rel) != 1 || r.count.load(std::memory_order_acquire) == 0) return;
+  // The last awake worker: tell the sources that nobody polls them now. Blocking on a
+  // registration in progress is fine here: the worker is about to sleep anyway.
+  std::shared_lock lock(r.mutex);
+  for (auto& [id, source] : r.sources) source->unattended();
+}
 
 bool poll_progress_sources() noexcept {
   auto& r = registry();

@@ -9,4 +9,12 @@ namespace tessera::detail {
 /// them inside the source's poll.
 bool poll_progress_sources() noexcept;
 
+/// Whether any source is registered (one load): workers skip their between-task polls otherwise.
+bool progress_sources_registered() noexcept;
+
+/// A worker wakes (or starts) / falls asleep (or ends). The last to fall asleep calls every
+/// source's unattended().
+void worker_attends() noexcept;
+void worker_leaves() noexcept;
+
 }  // namespace tessera::detail

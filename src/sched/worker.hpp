@@ -6,6 +6,7 @@
 #include <tessera/sched/detail/work_stealing_deque.hpp>
 #include <tessera/core/trace.hpp>
 
+#include <chrono>
 #include <cstdint>
 #include <mutex>
 #include <thread>
@@ -44,6 +45,9 @@ public:
   bool counted_as_spinning = false;
   // How deep this worker is in running other tasks while it waits for a loop's helpers.
   unsigned loop_wait_depth = 0;
+
+  // When this worker last polled the ProgressSources between tasks.
+  std::chrono::steady_clock::time_point last_progress_poll{};
 
   int pinned_cpu = -1;
   std::thread thread;

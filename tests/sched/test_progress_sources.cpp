@@ -3,6 +3,7 @@
 // running them inside the poll, and stop polling a source once its registration ends.
 #include <tessera/core/error.hpp>
 #include <tessera/sched/executor.hpp>
+#include <tessera/sched/job.hpp>
 #include <tessera/sched/progress.hpp>
 
 #include <gtest/gtest.h>
@@ -12,6 +13,7 @@
 #include <mutex>
 #include <optional>
 #include <thread>
+#include <vector>
 
 using namespace tessera;
 using namespace std::chrono_literals;
@@ -201,6 +203,98 @@ TEST(ProgressSources, MovingARegistrationKeepsOneRegistration) {
   for (int k = 0; k < 10; ++k) ex.run(graph).get();
   std::this_thread::sleep_for(2ms);
   EXPECT_EQ(source.polls.load(), 0);
+}
+
+namespace {
+
+// 100 us of work; the first one to run opens the gate of the source below.
+struct BusyJob : Job {
+  std::atomic<int>* done = nullptr;
+  std::atomic<bool>* started = nullptr;
+  BusyJob()
+      : Job([](Job& self) {
+          auto& job = static_cast<BusyJob&>(self);
+          job.started->store(true);
+          const auto until = std::chrono::steady_clock::now() + 100us;
+          while (std::chrono::steady_clock::now() < until) {
+          }
+          job.done->fetch_add(1);
+        }) {}
+};
+
+}  // namespace
+
+TEST(ProgressSources, ABusyWorkerPollsBetweenItsTasks) {
+  // The source completes only once the busy jobs have started, so only polls made while the one
+  // worker runs them (between its tasks; it never looks for work until they are done) can do it.
+  struct Gated final : ProgressSource {
+    std::atomic<bool> started{false};
+    std::atomic<int> done{0};
+    std::atomic<int> done_when_completed{-1};
+    std::mutex mutex;
+    std::optional<AsyncDone> waiting;
+    bool poll() noexcept override {
+      if (!started.load()) return false;
+      std::optional<AsyncDone> d;
+      {
+        std::lock_guard lock(mutex);
+        d.swap(waiting);
+      }
+      if (!d) return false;
+      done_when_completed.store(done.load());
+      d->complete();
+      return true;
+    }
+  } source;
+  ProgressRegistration registered = register_progress_source(source);
+  Executor ex(ExecutorOptions{.gpu_workers = 1, .cpu_workers = 0});
+  NodeGraph graph("receive");
+  std::atomic<bool> armed{false};
+  graph.emplace_async([&](AsyncDone d) {
+    std::lock_guard lock(source.mutex);
+    source.waiting = d;
+    armed.store(true);
+  });
+  auto run = ex.run(graph);
+  while (!armed.load()) std::this_thread::yield();
+  std::vector<BusyJob> jobs(200);
+  for (auto& job : jobs) {
+    job.done = &source.done;
+    job.started = &source.started;
+    ex.schedule(job);
+  }
+  ASSERT_EQ(run.wait_for(10s), std::future_status::ready);
+  run.get();
+  while (source.done.load() < 200) std::this_thread::sleep_for(1ms);
+  // Polled at least every 50 us of tasks: within the first jobs, never after the last.
+  EXPECT_GE(source.done_when_completed.load(), 0);
+  EXPECT_LT(source.done_when_completed.load(), 100) << "the busy worker did not poll between its tasks";
+}
+
+TEST(ProgressSources, TheLastWorkerToSleepTellsTheSources) {
+  struct Watching final : ProgressSource {
+    std::atomic<int> told{0};
+    bool poll() noexcept override { return false; }
+    void unattended() noexcept override { told.fetch_add(1); }
+  } source;
+  ProgressRegistration registered = register_progress_source(source);
+  {
+    Executor ex(ExecutorOptions{.cpu_workers = 2});
+    NodeGraph graph("work");
+    for (int k = 0; k < 8; ++k) graph.emplace([] {});
+    ex.run_n(graph, 10).get();
+    // The workers look for work for 200 us, then sleep; the last of them tells the source.
+    const auto deadline = std::chrono::steady_clock::now() + 5s;
+    while ((attending_workers() > 0 || source.told.load() == 0) && std::chrono::steady_clock::now() < deadline)
+      std::this_thread::sleep_for(1ms);
+    EXPECT_EQ(attending_workers(), 0);
+    EXPECT_GT(source.told.load(), 0);
+    const int told = source.told.load();
+    ex.run(graph).get();  // wakes them: they attend again, and tell again once they sleep
+    while (source.told.load() == told && std::chrono::steady_clock::now() < deadline) std::this_thread::sleep_for(1ms);
+    EXPECT_GT(source.told.load(), told);
+  }
+  EXPECT_EQ(attending_workers(), 0);
 }
 
 // clang-format off

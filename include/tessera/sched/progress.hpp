@@ -1,11 +1,13 @@
 #pragma once
 // ProgressSource: completions that happen only when somebody asks (MPI requests, device events
-// polled without a callback). Idle executor workers ask: while a worker looks for work before it
-// sleeps, it polls every registered source, so a message or event that lands while the graph
-// waits for it is seen within a poll instead of when a progress thread next wakes, and the
-// nodes it releases run at once on the worker that saw it. Workers never spin longer for it:
-// once their look-for-work window ends they sleep, and the source's own thread (if it has one)
-// takes over.
+// polled without a callback). Executor workers ask while they are awake: between their tasks (at
+// most every 50 us) and while they look for work before they sleep, so a message or event that
+// lands while a graph waits for it is seen within a poll instead of when a progress thread next
+// wakes, and the nodes it releases run at once on a worker. Workers never spin longer for it:
+// once their look-for-work window ends they sleep, the last one to fall asleep tells the sources
+// (unattended()), and each source's own thread (if it has one) takes over. While workers attend,
+// such a thread can sleep long instead of waking thousands of times a second to take a core
+// from them.
 
 #include <cstdint>
 
@@ -20,6 +22,9 @@ class ProgressSource {
   /// Callbacks it runs that complete graph nodes only queue their successors: no node runs
   /// inside poll().
   virtual bool poll() noexcept = 0;
+  /// Called (on a worker, about to sleep) when no executor worker is awake any more: nobody polls
+  /// the source now but its own thread, which this should wake. Default: nothing.
+  virtual void unattended() noexcept {}
 
  protected:
   ~ProgressSource() = default;
@@ -49,7 +54,12 @@ class ProgressRegistration {
   std::uint64_t id_ = 0;
 };
 
-/// Registers `source` with every executor's idle workers; keep it alive while registered.
+/// Registers `source` with every executor's workers; keep it alive while registered.
 ProgressRegistration register_progress_source(ProgressSource& source);
+
+/// How many executor workers are awake now (running tasks or looking for work), in every
+/// executor of the process. Each polls the registered sources at least every 50 us of tasks and
+/// before it sleeps; a source's own thread may sleep long while this is not zero.
+int attending_workers() noexcept;
 
 }  // namespace tessera
