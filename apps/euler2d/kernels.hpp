@@ -56,6 +56,8 @@ inline tessera::ExecOptions edges_only() {
 /// padding along Dim, so in's boundary and halo must be loaded first.
 template <std::size_t Dim, typename T>
 struct Sweep {
+  /// It reads neighbours along Dim only: the y sweep reads nothing along x.
+  static constexpr std::size_t x_reach = Dim == 0 ? 1 : 0;
   IdealGas<T> gas;
   T h;  ///< cell width
   template <typename In, typename Out>

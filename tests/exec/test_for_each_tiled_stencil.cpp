@@ -65,8 +65,20 @@ Cell<> expected(std::int64_t i, std::int64_t j, std::int64_t nx, std::int64_t ny
                                         v0_of(i, w(j + 1, ny)) + v1_of(w(i + 1, nx), j)});
 }
 
-template <typename L, int R>
-void check(Executor& ex, MemoryManager& memory, Extent<2> n, Extent<2> partitions, std::size_t vvl) {
+/// stencil<R> as a kernel type that declares how far along x it reads (cpu_block.hpp's
+/// kernel_x_reach): a hint for speed only, so a declaration shorter than the reads stays correct.
+template <int R, std::size_t Declared>
+struct DeclaredStencil {
+  static constexpr std::size_t x_reach = Declared;
+  template <typename U, typename O>
+  TESSERA_HOST_DEVICE void operator()(U c, O d) const {
+    stencil<R>(c, d);
+  }
+};
+
+template <typename L, int R, typename Kernel>
+void check_with(Executor& ex, MemoryManager& memory, Extent<2> n, Extent<2> partitions, std::size_t vvl,
+                Kernel kernel) {
   TensorOptions<2> o;
   o.partitions = partitions;
   o.padding = Index<2>{R, 1};
@@ -85,7 +97,7 @@ void check(Executor& ex, MemoryManager& memory, Extent<2> n, Extent<2> partition
   u.load_boundary(Periodic{});
   ExecOptions eo;
   eo.vvl = vvl;
-  for_each(ex, eo, [] TESSERA_HOST_DEVICE(auto c, auto d) { stencil<R>(c, d); }, u, out);
+  for_each(ex, eo, kernel, u, out);
   std::vector<Cell<>> got(n.volume());
   out.gather_to(got.data());
   for (std::int64_t j = 0; j < ny; ++j)
@@ -97,6 +109,11 @@ void check(Executor& ex, MemoryManager& memory, Extent<2> n, Extent<2> partition
           << vvl << ": a " << g.a() << " want " << want.a() << ", v (" << g.v()[0] << ", " << g.v()[1] << ") want ("
           << want.v()[0] << ", " << want.v()[1] << ")";
     }
+}
+
+template <typename L, int R>
+void check(Executor& ex, MemoryManager& memory, Extent<2> n, Extent<2> partitions, std::size_t vvl) {
+  check_with<L, R>(ex, memory, n, partitions, vvl, [] TESSERA_HOST_DEVICE(auto c, auto d) { stencil<R>(c, d); });
 }
 
 template <int R>
@@ -117,6 +134,18 @@ TEST_P(ForEachTiledStencil, ReachOfOneSiteAlongX) {
 TEST_P(ForEachTiledStencil, ReachOfTwoSitesAlongX) {
   check_layouts<2>(ex, memory(), Extent<2>{77, 4}, Extent<2>{1, 2});
   check_layouts<2>(ex, memory(), Extent<2>{130, 3}, Extent<2>{3, 1});
+}
+
+TEST_P(ForEachTiledStencil, AKernelDeclaresHowFarAlongXItReads) {
+  // Declared exactly, then shorter than its reads (0 and 1 for a reach of 2): the loop then runs
+  // whole strips or stages less, and each site must still read the right neighbours.
+  for (std::size_t vvl : {0, 8}) {
+    check_with<Tiled<8>, 2>(ex, memory(), Extent<2>{77, 4}, Extent<2>{1, 2}, vvl, DeclaredStencil<2, 2>{});
+    check_with<Tiled<16>, 2>(ex, memory(), Extent<2>{77, 4}, Extent<2>{1, 2}, vvl, DeclaredStencil<2, 1>{});
+    check_with<Tiled<8>, 1>(ex, memory(), Extent<2>{61, 5}, Extent<2>{1, 1}, vvl, DeclaredStencil<1, 0>{});
+    check_with<Tiled<16>, 2>(ex, memory(), Extent<2>{130, 3}, Extent<2>{3, 1}, vvl, DeclaredStencil<2, 0>{});
+    check_with<Strided, 1>(ex, memory(), Extent<2>{61, 5}, Extent<2>{1, 1}, vvl, DeclaredStencil<1, 0>{});
+  }
 }
 
 TEST_P(ForEachTiledStencil, WiderReachKeepsWholeStrips) {

@@ -70,6 +70,16 @@ std::size_t tiled_reach(const A& a) {
     return 0;
 }
 
+/// How far along x a kernel reads from a site: its own `x_reach` when it declares one (a kernel
+/// that reads only along y or z, say, declares 0), else `padding`, the tensors' x padding.
+template <typename F>
+constexpr std::size_t kernel_x_reach(std::size_t padding) {
+  if constexpr (requires { F::x_reach; })
+    return std::min<std::size_t>(F::x_reach, padding);
+  else
+    return padding;
+}
+
 /// Sites before the first x at which the first Tiled argument's tiles start (0 if none is tiled).
 template <typename A>
 std::size_t tile_head(const A& a) {
@@ -427,7 +437,7 @@ void run_block_on_cpu(Executor* executor, const ExecOptions& options, const Laun
   std::size_t vvl = options.vvl != 0 ? options.vvl : default_vvl<A...>();
   const std::size_t head = std::min(first_tile_head(args...), nx);
   const bool on_tiles = (strips_on_tiles(args, head, vvl) && ...);
-  const std::size_t reach = std::max({std::size_t{0}, tiled_reach(args)...});
+  const std::size_t reach = kernel_x_reach<F>(std::max({std::size_t{0}, tiled_reach(args)...}));
 
   // Few rows (1-D tensors, thin slabs): cut rows into chunks too, about 64 items per worker.
   // Few large items balance badly: the executor's caller runs the first one alone while it

@@ -40,17 +40,17 @@ class StagedTile {
   /// memory starts at `tile`. Sites outside [lo, hi) keep whatever the stage held.
   TESSERA_FORCE_INLINE void load(std::byte* tile, std::ptrdiff_t lo, std::ptrdiff_t hi) noexcept {
     if (lo == -static_cast<std::ptrdiff_t>(R) && hi == static_cast<std::ptrdiff_t>(V + R))
-      for_each_run([&](std::byte* stage_run, std::byte* tile_run, std::size_t scalar) {
-        // Whole tile and halo: constant sizes, so these become a few vector moves.
-        for_pieces<true>(stage_run, tile_run, scalar, lo, hi, [](std::byte* s, std::byte* t, std::size_t n) {
-          std::memcpy(s, t, n);
-        });
+      for_each_run([&](std::byte* stage_run, std::byte* tile_run, auto scalar) {
+        // Whole tile and halo: sizes known at compile time, so these become a few vector moves
+        // (with the scalar size a run-time value they were calls to memmove, which cost the
+        // Tiled x sweep more than its arithmetic).
+        for_pieces<true, decltype(scalar)::value>(stage_run, tile_run, lo, hi,
+                                                  [](std::byte* s, std::byte* t, auto n) { std::memcpy(s, t, n); });
       }, tile);
     else
-      for_each_run([&](std::byte* stage_run, std::byte* tile_run, std::size_t scalar) {
-        for_pieces<false>(stage_run, tile_run, scalar, lo, hi, [](std::byte* s, std::byte* t, std::size_t n) {
-          std::memcpy(s, t, n);
-        });
+      for_each_run([&](std::byte* stage_run, std::byte* tile_run, auto scalar) {
+        for_pieces<false, decltype(scalar)::value>(stage_run, tile_run, lo, hi,
+                                                   [](std::byte* s, std::byte* t, auto n) { std::memcpy(s, t, n); });
       }, tile);
   }
 
@@ -58,16 +58,16 @@ class StagedTile {
   /// kernel changed; nothing is written where nothing changed, so a tensor the kernel only reads
   /// is only read.
   TESSERA_FORCE_INLINE void store_changed(std::byte* tile, std::ptrdiff_t lo, std::ptrdiff_t hi) noexcept {
-    auto back = [](std::byte* s, std::byte* t, std::size_t n) {
+    auto back = [](std::byte* s, std::byte* t, auto n) {
       if (differ(s, t, n)) std::memcpy(t, s, n);
     };
     if (lo == -static_cast<std::ptrdiff_t>(R) && hi == static_cast<std::ptrdiff_t>(V + R))
-      for_each_run([&](std::byte* stage_run, std::byte* tile_run, std::size_t scalar) {
-        for_pieces<true>(stage_run, tile_run, scalar, lo, hi, back);
+      for_each_run([&](std::byte* stage_run, std::byte* tile_run, auto scalar) {
+        for_pieces<true, decltype(scalar)::value>(stage_run, tile_run, lo, hi, back);
       }, tile);
     else
-      for_each_run([&](std::byte* stage_run, std::byte* tile_run, std::size_t scalar) {
-        for_pieces<false>(stage_run, tile_run, scalar, lo, hi, back);
+      for_each_run([&](std::byte* stage_run, std::byte* tile_run, auto scalar) {
+        for_pieces<false, decltype(scalar)::value>(stage_run, tile_run, lo, hi, back);
       }, tile);
   }
 
@@ -96,25 +96,31 @@ class StagedTile {
     constexpr std::ptrdiff_t prefix = static_cast<std::ptrdiff_t>(descriptor::template soa_prefix<I>);
     for (std::size_t c = 0; c < descriptor::template count<I>; ++c)
       f(bytes_ + pitch * prefix + static_cast<std::ptrdiff_t>(c) * pitch * static_cast<std::ptrdiff_t>(s),
-        tile + static_cast<std::ptrdiff_t>(V) * prefix + static_cast<std::ptrdiff_t>(c * V * s), s);
+        tile + static_cast<std::ptrdiff_t>(V) * prefix + static_cast<std::ptrdiff_t>(c * V * s),
+        std::integral_constant<std::size_t, s>{});
   }
 
   /// op(stage bytes, tile bytes, length) for the sites of [lo, hi) in the tile before this one,
   /// this one and the next, which lie apart in memory.
-  template <bool Whole, typename Op>
-  TESSERA_FORCE_INLINE static void for_pieces(std::byte* stage_run, std::byte* tile_run, std::size_t s,
-                                              std::ptrdiff_t lo, std::ptrdiff_t hi, Op&& op) noexcept {
+  template <bool Whole, std::size_t S, typename Op>
+  TESSERA_FORCE_INLINE static void for_pieces(std::byte* stage_run, std::byte* tile_run, std::ptrdiff_t lo,
+                                              std::ptrdiff_t hi, Op&& op) noexcept {
     constexpr std::ptrdiff_t v = static_cast<std::ptrdiff_t>(V), r = static_cast<std::ptrdiff_t>(R);
-    const auto ss = static_cast<std::ptrdiff_t>(s);
+    constexpr auto ss = static_cast<std::ptrdiff_t>(S);
     auto piece = [&](std::ptrdiff_t from, std::ptrdiff_t to, std::ptrdiff_t tile) {
       if (from < to)
         op(stage_run + (from + r) * ss, tile_run + tile * tile_bytes + (from - tile * v) * ss,
            static_cast<std::size_t>((to - from) * ss));
     };
+    // The whole tile and its halo: three pieces of sizes fixed at compile time.
+    auto fixed_piece = [&]<std::ptrdiff_t From, std::ptrdiff_t To, std::ptrdiff_t Tile>() {
+      op(stage_run + (From + r) * ss, tile_run + Tile * tile_bytes + (From - Tile * v) * ss,
+         std::integral_constant<std::size_t, static_cast<std::size_t>((To - From) * ss)>{});
+    };
     if constexpr (Whole) {
-      piece(-r, 0, -1);
-      piece(0, v, 0);
-      piece(v, v + r, 1);
+      fixed_piece.template operator()<-r, 0, -1>();
+      fixed_piece.template operator()<0, v, 0>();
+      fixed_piece.template operator()<v, v + r, 1>();
     } else {
       piece(lo, hi < 0 ? hi : 0, -1);
       piece(lo > 0 ? lo : 0, hi < v ? hi : v, 0);
