@@ -23,8 +23,10 @@ struct Registry {
 };
 
 Registry& registry() {
-  static Registry r;
-  return r;
+  // Never destroyed: workers of an executor that outlives main() (a static one) still count
+  // themselves out after static destruction has begun.
+  static Registry* r = new Registry;
+  return *r;
 }
 
 }  // namespace

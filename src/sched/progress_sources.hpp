@@ -1,5 +1,6 @@
 #pragma once
-// The executor's side of ProgressSource: idle workers poll every registered source.
+// The executor's side of ProgressSource: workers poll every registered source between tasks and
+// while they look for work, and count themselves in and out of `attending_workers()`.
 
 namespace tessera::detail {
 

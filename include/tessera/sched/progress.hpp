@@ -13,7 +13,7 @@
 
 namespace tessera {
 
-/// Derive and register: `poll()` is then called by idle workers of every executor, possibly by
+/// Derive and register: `poll()` is then called by the workers of every executor, possibly by
 /// several at once, until the registration ends.
 class ProgressSource {
  public:
@@ -30,8 +30,8 @@ class ProgressSource {
   ~ProgressSource() = default;
 };
 
-/// A source's registration: while it lives, idle workers poll the source. Ending it (destroying
-/// it or reset()) returns only once no worker is inside the source's poll().
+/// A source's registration: while it lives, workers poll the source. Ending it (destroying it or
+/// reset()) returns only once no worker is inside the source's poll().
 ///
 ///   struct Mpi : tessera::ProgressSource { bool poll() noexcept override { return test_all(); } } mpi;
 ///   tessera::ProgressRegistration registered = tessera::register_progress_source(mpi);
