@@ -1,4 +1,5 @@
 #include <tessera/core/ranks.hpp>
+#include <tessera/sched/progress.hpp>
 
 #include <atomic>
 #include <condition_variable>
@@ -64,8 +65,12 @@ void wait_for_messages(std::size_t count, const std::function<void(Ranks::Done, 
   // Messages already started must finish before their memory goes away; the ones never posted
   // are completed here so the group ends.
   for (std::size_t k = posted; k < count; ++k) group->completion(group)(nullptr);
-  std::unique_lock lock(waiter->mutex);
-  waiter->cv.wait(lock, [&] { return waiter->done; });
+  {
+    // A worker blocked here (a graph node loading a distributed tensor's halo) polls nothing.
+    BlockedWorker blocked;
+    std::unique_lock lock(waiter->mutex);
+    waiter->cv.wait(lock, [&] { return waiter->done; });
+  }
   if (post_error) std::rethrow_exception(post_error);
   if (waiter->error) std::rethrow_exception(waiter->error);
 }

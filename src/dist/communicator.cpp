@@ -357,11 +357,12 @@ void CommunicatorImpl::progress_loop() {
     }
     if (attending_workers() > 0) {
       // Awake executor workers poll between their tasks and before they sleep, and the last to
-      // sleep wakes this thread (unattended): meanwhile it only backs them up, at max_sleep,
-      // instead of waking every few microseconds to take a core from them.
+      // sleep (or block: BlockedWorker) wakes this thread (unattended): meanwhile it only backs
+      // them up, every 5 max_sleep (1 ms), instead of waking every few microseconds to take a
+      // core from them. (At max_sleep, Jacobi3D's blocks stepped 7 % slower.)
       std::unique_lock lock(sleep_mutex_);
       if (stop_) return;
-      sleep_cv_.wait_for(lock, max_sleep, [this] { return woken_ || stop_; });
+      sleep_cv_.wait_for(lock, 5 * max_sleep, [this] { return woken_ || stop_; });
       woken_ = false;
       continue;
     }
@@ -465,6 +466,7 @@ void CommunicatorImpl::wait(RequestState& state) {
       woken_ = true;  // the progress thread takes over the polling, from now
     }
     sleep_cv_.notify_one();
+    BlockedWorker blocked;  // a worker waiting here polls nothing: the progress thread must
     std::unique_lock lock(state.mutex);
     state.cv.wait(lock, [&] { return state.done.load(std::memory_order_acquire); });
   }

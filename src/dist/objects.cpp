@@ -774,6 +774,7 @@ void ObjectsImpl::wait() {
   // and so drive the termination waves: this thread only sleeps until a wave ends the wait. It
   // used to poll as well, waking about 8000 times a second on each rank and preempting the very
   // handlers it waited for.
+  BlockedWorker blocked;  // when called on a worker: it polls nothing while it waits here
   waiters_.wait(lock, [&] { return (!error_.empty() && !error_local_) || done_epoch_ >= epoch; });
   in_wait_ = false;
   if (!error_.empty() && !error_local_) throw Error(error_);

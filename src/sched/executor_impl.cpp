@@ -13,6 +13,7 @@
 #include <tessera/device/capture.hpp>
 #include <tessera/device/device.hpp>
 #include <tessera/device/submit.hpp>
+#include <tessera/sched/progress.hpp>
 
 #include <algorithm>
 #include <thread>
@@ -85,6 +86,21 @@ ExecutorImpl::~ExecutorImpl() {
   for (auto& w : workers_)
     if (w->thread.joinable()) w->thread.join();
 }
+
+}  // namespace tessera::detail
+
+namespace tessera {
+// Here, where the thread's worker identity lives. Inside a poll that identity is cleared, and so
+// a wait there counts nothing twice.
+BlockedWorker::BlockedWorker() noexcept : counted_(detail::this_thread_worker != nullptr) {
+  if (counted_) detail::worker_leaves();
+}
+BlockedWorker::~BlockedWorker() {
+  if (counted_) detail::worker_attends();
+}
+}  // namespace tessera
+
+namespace tessera::detail {
 
 bool ExecutorImpl::poll_progress() noexcept {
   // Completions found here release nodes through the queues, never inline: a node run inside a

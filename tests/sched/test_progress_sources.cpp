@@ -297,6 +297,38 @@ TEST(ProgressSources, TheLastWorkerToSleepTellsTheSources) {
   EXPECT_EQ(attending_workers(), 0);
 }
 
+TEST(ProgressSources, AWorkerBlockedInAWaitStopsAttending) {
+  struct Watching final : ProgressSource {
+    std::atomic<int> told{0};
+    bool poll() noexcept override { return false; }
+    void unattended() noexcept override { told.fetch_add(1); }
+  } source;
+  ProgressRegistration registered = register_progress_source(source);
+  Executor ex(ExecutorOptions{.gpu_workers = 1, .cpu_workers = 0});
+  std::atomic<bool> blocked{false}, release{false};
+  std::atomic<int> attending_while_blocked{-1}, told_before{-1};
+  NodeGraph graph("blocks");
+  graph.emplace([&] {
+    told_before.store(source.told.load());
+    {
+      BlockedWorker waiting;  // what a receive's wait does on a worker
+      attending_while_blocked.store(attending_workers());
+      blocked.store(true);
+      while (!release.load()) std::this_thread::sleep_for(100us);
+    }
+  });
+  auto run = ex.run(graph);
+  while (!blocked.load()) std::this_thread::yield();
+  EXPECT_EQ(attending_while_blocked.load(), 0) << "the blocked worker still counted as polling";
+  EXPECT_GT(source.told.load(), told_before.load()) << "the sources were not told that nobody polls them";
+  release.store(true);
+  run.get();
+  {
+    BlockedWorker not_a_worker;  // on the test's thread: nothing to count
+    EXPECT_GE(attending_workers(), 0);
+  }
+}
+
 // clang-format off
 TEST(ProgressSources, DocExample) {
   tessera::Executor ex;

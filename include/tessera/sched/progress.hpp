@@ -62,4 +62,21 @@ ProgressRegistration register_progress_source(ProgressSource& source);
 /// before it sleeps; a source's own thread may sleep long while this is not zero.
 int attending_workers() noexcept;
 
+/// Held around a blocking wait for something only a poll completes: if the calling thread is an
+/// executor worker, it stops counting in attending_workers() until the guard ends (and, the last
+/// awake one, calls the sources' unattended()), since a blocked worker polls nothing. On any
+/// other thread it does nothing.
+///
+///   { tessera::BlockedWorker blocked; cv.wait(lock, [&] { return done; }); }
+class BlockedWorker {
+ public:
+  BlockedWorker() noexcept;
+  ~BlockedWorker();
+  BlockedWorker(const BlockedWorker&) = delete;
+  BlockedWorker& operator=(const BlockedWorker&) = delete;
+
+ private:
+  bool counted_ = false;
+};
+
 }  // namespace tessera
