@@ -271,12 +271,17 @@ TEST(ProgressSources, ABusyWorkerPollsBetweenItsTasks) {
   EXPECT_LT(source.done_when_completed.load(), 100) << "the busy worker did not poll between its tasks";
 }
 
+namespace {
+// Polls nothing; counts how often the last awake worker told it that nobody polls now.
+struct WatchingSource final : ProgressSource {
+  std::atomic<int> told{0};
+  bool poll() noexcept override { return false; }
+  void unattended() noexcept override { told.fetch_add(1); }
+};
+}  // namespace
+
 TEST(ProgressSources, TheLastWorkerToSleepTellsTheSources) {
-  struct Watching final : ProgressSource {
-    std::atomic<int> told{0};
-    bool poll() noexcept override { return false; }
-    void unattended() noexcept override { told.fetch_add(1); }
-  } source;
+  WatchingSource source;
   ProgressRegistration registered = register_progress_source(source);
   {
     Executor ex(ExecutorOptions{.cpu_workers = 2});
@@ -298,11 +303,7 @@ TEST(ProgressSources, TheLastWorkerToSleepTellsTheSources) {
 }
 
 TEST(ProgressSources, AWorkerBlockedInAWaitStopsAttending) {
-  struct Watching final : ProgressSource {
-    std::atomic<int> told{0};
-    bool poll() noexcept override { return false; }
-    void unattended() noexcept override { told.fetch_add(1); }
-  } source;
+  WatchingSource source;
   ProgressRegistration registered = register_progress_source(source);
   Executor ex(ExecutorOptions{.gpu_workers = 1, .cpu_workers = 0});
   std::atomic<bool> blocked{false}, release{false};
@@ -323,10 +324,15 @@ TEST(ProgressSources, AWorkerBlockedInAWaitStopsAttending) {
   EXPECT_GT(source.told.load(), told_before.load()) << "the sources were not told that nobody polls them";
   release.store(true);
   run.get();
+}
+
+TEST(ProgressSources, ABlockedWorkerGuardOnAnotherThreadCountsNothing) {
+  ASSERT_EQ(attending_workers(), 0);  // no executor alive in this test
   {
-    BlockedWorker not_a_worker;  // on the test's thread: nothing to count
-    EXPECT_GE(attending_workers(), 0);
+    BlockedWorker not_a_worker;  // the test's thread is no worker: a decrement would read -1
+    EXPECT_EQ(attending_workers(), 0);
   }
+  EXPECT_EQ(attending_workers(), 0);
 }
 
 // clang-format off
