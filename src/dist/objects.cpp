@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cstring>
 #include <numeric>
+#include <optional>
 
 namespace tessera::dist {
 namespace detail {
@@ -20,6 +21,12 @@ bool counted(Kind k) { return k != Kind::probe && k != Kind::report && k != Kind
 // in them are aligned for reading in place.
 constexpr std::size_t args_alignment = 16;
 constexpr std::size_t frame_alignment = 16;
+constexpr std::size_t round_up(std::size_t n, std::size_t a) { return (n + a - 1) / a * a; }
+// A call frame: kind (1 B), id (8), handler (4), sender (4), seq (8), hops (4), argument bytes
+// (8): 37 B, then the arguments from the next multiple of args_alignment (frames start aligned).
+constexpr std::size_t call_header_bytes = 48;
+
+static_assert(call_header_bytes == round_up(1 + 8 + 4 + 4 + 8 + 4 + 8, args_alignment));
 
 void put_message(Writer& w, const Message& m) {
   w.put(m.handler);
@@ -168,6 +175,7 @@ std::uint32_t ObjectsImpl::register_handler(std::string name, const Objects::Typ
   if (t == types_.size()) types_.push_back(type);
   if (handlers_.size() >= migrate_handler - 1) throw Error("tessera::dist::Objects: too many handlers");
   handlers_.push_back({std::move(name), t, std::move(invoke)});
+  handler_count_.store(static_cast<std::uint32_t>(handlers_.size()), std::memory_order_release);
   return static_cast<std::uint32_t>(handlers_.size() - 1);
 }
 
@@ -214,31 +222,49 @@ void ObjectsImpl::add_object(std::uint64_t id, const Objects::TypeOps* type, voi
 
 void ObjectsImpl::send_call(std::uint64_t id, std::uint32_t handler, std::vector<std::byte> args) {
   std::lock_guard lock(mutex);
+  send_locked(id, handler, args.data(), args.size(), &args);
+}
+
+void ObjectsImpl::send_call(std::uint64_t id, std::uint32_t handler, const std::byte* args, std::size_t bytes) {
+  std::lock_guard lock(mutex);
+  send_locked(id, handler, args, bytes, nullptr);
+}
+
+void ObjectsImpl::send_locked(std::uint64_t id, std::uint32_t handler, const std::byte* args, std::size_t bytes,
+                              std::vector<std::byte>* owned) {
   if (!error_.empty()) throw Error("tessera::dist::Objects: send to " + object_text(id) + " after an error: " + error_);
   if (closing_) throw Error("tessera::dist::Objects: send to " + object_text(id) + " while the runtime is closing");
-  if (handler != migrate_handler) {
-    std::shared_lock h(handlers_mutex_);
-    if (handler >= handlers_.size())
-      throw Error("tessera::dist::Objects: send to " + object_text(id) + " with handler id " + std::to_string(handler) +
-                  ", which is not registered here");
+  if (handler != migrate_handler && handler >= handler_count_.load(std::memory_order_acquire))
+    throw Error("tessera::dist::Objects: send to " + object_text(id) + " with handler id " + std::to_string(handler) +
+                ", which is not registered here");
+  // Senders write to one object many times in a row: its sequence counter is remembered (the
+  // map's nodes never move, and no entry is ever erased).
+  if (id != last_seq_id_ || last_seq_ == nullptr) {
+    last_seq_ = &next_seq_[id];
+    last_seq_id_ = id;
   }
-  Message m{handler, rank, next_seq_[id]++, 0, Args(std::move(args))};
+  const std::uint64_t seq = (*last_seq_)++;
   ++counters_.calls_sent;
   if (handler != migrate_handler) ++stats.sent;
-  if (auto it = objects.find(id); it != objects.end()) {
-    deliver(*it->second, std::move(m));
-    return;
+  auto message = [&] {
+    return Message{handler, rank, seq, 0, owned ? Args(std::move(*owned)) : Args(std::vector<std::byte>(args, args + bytes))};
+  };
+  if (!objects.empty()) {
+    if (auto it = objects.find(id); it != objects.end()) {
+      deliver(*it->second, message());
+      return;
+    }
   }
   int dest = home(id);
-  if (auto f = forward_.find(id); f != forward_.end())
+  if (auto f = forward_.empty() ? forward_.end() : forward_.find(id); f != forward_.end())
     dest = f->second;
-  else if (auto c = cache_.find(id); c != cache_.end())
+  else if (auto c = cache_.empty() ? cache_.end() : cache_.find(id); c != cache_.end())
     dest = c->second;
   if (dest == rank) {
-    route(id, std::move(m));
+    route(id, message());
     return;
   }
-  emit_call(dest, id, m);
+  emit_call(dest, id, handler, rank, seq, 0, args, bytes);
 }
 
 void ObjectsImpl::migrate(std::uint64_t id, int dest) {
@@ -286,15 +312,94 @@ void ObjectsImpl::deliver(LocalObject& object, Message m) {
     return;
   }
   const auto sender = m.sender;
-  object.queue.push_back(std::move(m));
+  enqueue(object, std::move(m));
   ++expected;
-  for (auto it = object.held.find({sender, expected}); it != object.held.end();
-       it = object.held.find({sender, expected})) {
-    object.queue.push_back(std::move(it->second));
-    object.held.erase(it);
-    ++expected;
+  if (!object.held.empty()) {
+    for (auto it = object.held.find({sender, expected}); it != object.held.end();
+         it = object.held.find({sender, expected})) {
+      enqueue(object, std::move(it->second));
+      object.held.erase(it);
+      ++expected;
+    }
   }
   schedule(object);
+}
+
+void ObjectsImpl::enqueue(LocalObject& object, Message m) {
+  object.queued_calls += m.calls();
+  object.queue.push_back(std::move(m));
+}
+
+namespace {
+struct CallHeader {
+  std::uint64_t id;
+  std::uint32_t handler;
+  std::int32_t sender;
+  std::uint64_t seq;
+  std::uint32_t hops;
+  std::uint64_t args;
+};
+
+// The fields emit_call wrote at the start of a call frame (after its kind byte).
+CallHeader read_call(const std::byte* f) {
+  CallHeader h;
+  auto get = [](const std::byte* at, auto& value) { std::memcpy(&value, at, sizeof value); };
+  get(f + 1, h.id);
+  get(f + 9, h.handler);
+  get(f + 13, h.sender);
+  get(f + 17, h.seq);
+  get(f + 25, h.hops);
+  get(f + 29, h.args);
+  return h;
+}
+
+// Where the frame after the one at `offset` (its length prefix) starts.
+std::size_t frame_after(const std::byte* base, std::size_t offset) {
+  std::uint64_t length;
+  std::memcpy(&length, base + offset - frame_alignment, sizeof length);
+  return round_up(offset + static_cast<std::size_t>(length), frame_alignment) + frame_alignment;
+}
+}  // namespace
+
+bool ObjectsImpl::append_to_run(int source, const std::byte* f, std::size_t next_frame, const Batch& batch,
+                                RunMemo& memo) {
+  const CallHeader h = read_call(f);
+  if (h.handler == migrate_handler || h.handler >= handler_count_.load(std::memory_order_acquire)) return false;
+  if (memo.object == nullptr || memo.id != h.id || memo.sender != h.sender) {
+    auto it = objects.find(h.id);
+    if (it == objects.end()) return false;
+    memo.object = it->second.get();
+    memo.id = h.id;
+    memo.sender = h.sender;
+    memo.expected = &memo.object->expected[h.sender];
+    memo.handler = migrate_handler;
+  }
+  LocalObject& object = *memo.object;
+  if (!object.held.empty() || h.seq != *memo.expected) return false;
+  if (h.handler != memo.handler) {
+    // A handler of another type is left to run_object, which reports it.
+    std::shared_lock lock(handlers_mutex_);
+    if (handlers_[h.handler].type != object.type) return false;
+    memo.handler = h.handler;
+  }
+  if (counted(Kind::call) && source != rank) ++counters_.frames_in;
+  ++*memo.expected;
+  const std::size_t at = static_cast<std::size_t>(f - batch->data());
+  if (!object.queue.empty()) {
+    Message& last = object.queue.back();
+    if (last.frames > 0 && last.args.batch == batch && last.sender == h.sender && last.next_frame == at) {
+      ++last.frames;
+      last.next_frame = next_frame;
+      ++object.queued_calls;
+      return true;  // scheduled already
+    }
+  }
+  Message m{h.handler, h.sender, h.seq, h.hops, Args(batch, f, 0)};
+  m.frames = 1;
+  m.next_frame = next_frame;
+  enqueue(object, std::move(m));
+  schedule(object);
+  return true;
 }
 
 void ObjectsImpl::schedule(LocalObject& object) {
@@ -318,37 +423,72 @@ void ObjectsImpl::emit(int dest, const std::vector<std::byte>& frame, bool count
   if (box.size() >= options.batch_bytes)
     flush();
   else if (was_empty)
-    ci.wake();
+    wake_poller();
 }
 
 void ObjectsImpl::emit_call(int dest, std::uint64_t id, const Message& m) {
-  // Straight into the batch: a handler message is the hot path, and a frame of its own would
-  // cost an allocation and a copy per message.
+  emit_call(dest, id, m.handler, m.sender, m.seq, m.hops, m.args.data, m.args.size);
+}
+
+void ObjectsImpl::emit_call(int dest, std::uint64_t id, std::uint32_t handler, std::int32_t sender, std::uint64_t seq,
+                            std::uint32_t hops, const std::byte* args, std::size_t bytes) {
+  // Straight into the batch, in the layout put_message and get_message agree on, with one resize:
+  // a handler message is the hot path, and a Writer's put per field or a frame of its own
+  // cost more than the message.
   auto& box = outbox_[static_cast<std::size_t>(dest)];
   const bool was_empty = box.empty();
-  Writer w(box);
-  w.align(frame_alignment);
-  const std::size_t length_at = box.size();
-  w.put(std::uint64_t{0});
-  w.align(frame_alignment);
-  const std::size_t start = box.size();
-  w.put(Kind::call);
-  w.put(id);
-  put_message(w, m);
-  const std::uint64_t length = box.size() - start;
-  std::memcpy(box.data() + length_at, &length, sizeof length);
+  const std::size_t length_at = round_up(box.size(), frame_alignment);
+  const std::size_t start = length_at + frame_alignment;
+  const std::size_t length = call_header_bytes + bytes;
+  box.resize(start + length);
+  std::byte* f = box.data() + start;
+  auto put = [](std::byte* at, const auto& value) { std::memcpy(at, &value, sizeof value); };
+  put(box.data() + length_at, static_cast<std::uint64_t>(length));
+  put(f, Kind::call);
+  put(f + 1, id);
+  put(f + 9, handler);
+  put(f + 13, sender);
+  put(f + 17, seq);
+  put(f + 25, hops);
+  put(f + 29, static_cast<std::uint64_t>(bytes));
+  if (bytes > 0) std::memcpy(f + call_header_bytes, args, bytes);
   ++counters_.frames_out;
   if (box.size() >= options.batch_bytes)
     flush();
   else if (was_empty)
-    ci.wake();
+    wake_poller();
+}
+
+std::shared_ptr<std::vector<std::byte>> ObjectsImpl::pooled_buffer() {
+  std::unique_ptr<std::vector<std::byte>> bytes;
+  {
+    std::lock_guard lock(pool_->mutex);
+    if (!pool_->spare.empty()) {
+      bytes = std::move(pool_->spare.back());
+      pool_->spare.pop_back();
+    }
+  }
+  if (!bytes) bytes = std::make_unique<std::vector<std::byte>>();
+  return std::shared_ptr<std::vector<std::byte>>(bytes.release(), [pool = pool_](std::vector<std::byte>* b) {
+    std::unique_ptr<std::vector<std::byte>> owned(b);
+    std::lock_guard lock(pool->mutex);
+    if (pool->spare.size() < 16) pool->spare.push_back(std::move(owned));
+  });
+}
+
+void ObjectsImpl::wake_poller() {
+  attention_.store(true, std::memory_order_release);
+  ci.wake();
 }
 
 void ObjectsImpl::flush() {
   for (std::size_t dest = 0; dest < outbox_.size(); ++dest) {
     if (outbox_[dest].empty()) continue;
-    auto batch = std::make_shared<std::vector<std::byte>>(std::move(outbox_[dest]));
+    auto batch = pooled_buffer();
+    batch->swap(outbox_[dest]);
     outbox_[dest].clear();
+    // The next batch starts at full size: growing it by doubling copied every message ~twice.
+    outbox_[dest].reserve(options.batch_bytes + call_header_bytes + 2 * frame_alignment);
     ++stats.batches;
     ci.start_send(
         batch->data(), batch->size(), static_cast<int>(dest), objects_tag,
@@ -386,8 +526,21 @@ void ObjectsImpl::do_migrate(LocalObject& object, int dest) {
   }
   w.put<std::uint64_t>(object.held.size());
   for (const auto& [key, m] : object.held) put_message(w, m);
-  w.put<std::uint64_t>(object.queue.size());
-  for (const auto& m : object.queue) put_message(w, m);
+  w.put<std::uint64_t>(object.queued_calls);
+  for (const auto& m : object.queue) {
+    if (m.frames == 0) {
+      put_message(w, m);
+      continue;
+    }
+    // A run goes as the messages it stands for.
+    const std::byte* base = m.args.batch->data();
+    std::size_t at = static_cast<std::size_t>(m.args.data - base);
+    for (std::uint32_t i = 0; i < m.frames; ++i, at = frame_after(base, at)) {
+      const CallHeader h = read_call(base + at);
+      Message one{h.handler, h.sender, h.seq, h.hops, Args(m.args.batch, base + at + call_header_bytes, h.args)};
+      put_message(w, one);
+    }
+  }
   types_[object.type]->pack(object.ptr, w);
   types_[object.type]->destroy(object.ptr);
   object.ptr = nullptr;
@@ -423,7 +576,7 @@ void ObjectsImpl::install(Reader& in, const Batch& batch) {
     const auto key = std::make_pair(m.sender, m.seq);
     object->held.emplace(key, std::move(m));
   }
-  for (auto n = in.get<std::uint64_t>(); n > 0; --n) object->queue.push_back(get_message(in, batch));
+  for (auto n = in.get<std::uint64_t>(); n > 0; --n) enqueue(*object, get_message(in, batch));
   {
     std::shared_lock lock(handlers_mutex_);
     if (object->type >= types_.size())
@@ -449,16 +602,17 @@ void ObjectsImpl::install(Reader& in, const Batch& batch) {
 void ObjectsImpl::run_object(LocalObject& object) {
   // Messages are taken in runs of up to handler_burst under one lock and run without it; the
   // counters and the object's load are updated once per run. A migration request ends a run.
-  std::vector<Message> run;
-  run.reserve(options.handler_burst);
+  std::vector<Message>& run = object.burst;
   for (bool first = true;; first = false) {
     void* ptr = nullptr;
     std::uint32_t type = 0;
+    std::size_t calls = 0;
     {
       std::unique_lock lock(mutex);
       if (closing_ || !error_.empty()) {
-        counters_.calls_done += static_cast<std::int64_t>(object.queue.size());
+        counters_.calls_done += static_cast<std::int64_t>(object.queued_calls);
         object.queue.clear();
+        object.queued_calls = 0;
       }
       if (object.queue.empty()) {
         object.scheduled = false;
@@ -473,11 +627,12 @@ void ObjectsImpl::run_object(LocalObject& object) {
         executor.schedule(object.job);  // still scheduled: let other objects' handlers run
         return;
       }
-      while (!object.queue.empty() && run.size() < options.handler_burst) {
+      while (!object.queue.empty() && calls < options.handler_burst) {
         if (object.queue.front().handler == migrate_handler) {
           if (!run.empty()) break;
           Message m = std::move(object.queue.front());
           object.queue.pop_front();
+          --object.queued_calls;
           ++counters_.calls_done;
           Reader r(m.args.data, m.args.size);
           const int dest = r.get<std::int32_t>();
@@ -487,54 +642,85 @@ void ObjectsImpl::run_object(LocalObject& object) {
           }
           continue;  // here already, or pinned (a shared buffer, a mailbox): it stays
         }
-        run.push_back(std::move(object.queue.front()));
+        // A run is taken whole; what the burst leaves of it is put back below.
+        Message& front = object.queue.front();
+        object.queued_calls -= front.calls();
+        calls += front.calls();
+        run.push_back(std::move(front));
         object.queue.pop_front();
       }
       ptr = object.ptr;
       type = object.type;
     }
     std::string problem;
-    // The handlers are looked up under the lock and run without it: a handler takes `mutex` to
-    // send, and send_call takes the two in the other order. (handlers_ is a deque: registering
-    // more never moves the entries looked up here.)
-    std::vector<const HandlerEntry*> entries;
-    entries.reserve(run.size());
-    {
-      std::shared_lock lock(handlers_mutex_);
-      for (const auto& m : run) {
-        if (m.handler >= handlers_.size()) {
-          problem = "handler id " + std::to_string(m.handler) + " is not registered on rank " + std::to_string(rank) +
+    // The handlers are looked up under handlers_mutex_ (when the id changes) and run without a
+    // lock: a handler takes `mutex` to send, and send_call takes the two in the other order.
+    // (handlers_ is a deque: registering more never moves the entries looked up here.)
+    std::uint32_t entry_id = migrate_handler;
+    const HandlerEntry* entry = nullptr;
+    auto invoke = [&](std::uint32_t id, std::int32_t sender, const std::byte* args, std::size_t bytes) {
+      if (id != entry_id) {
+        std::shared_lock lock(handlers_mutex_);
+        if (id >= handlers_.size()) {
+          problem = "handler id " + std::to_string(id) + " is not registered on rank " + std::to_string(rank) +
                     " (every rank must register the same handlers in the same order)";
-          break;
+          return false;
         }
-        const auto& h = handlers_[m.handler];
-        if (h.type != type) {
-          problem = "handler '" + h.name + "' is for another type than " + object_text(object.id);
-          break;
+        entry = &handlers_[id];
+        entry_id = id;
+        if (entry->type != type) {
+          problem = "handler '" + entry->name + "' is for another type than " + object_text(object.id);
+          return false;
         }
-        entries.push_back(&h);
       }
-    }
-    const auto start = std::chrono::steady_clock::now();
-    for (std::size_t i = 0; i < entries.size(); ++i) {
-      const auto& m = run[i];
-      const auto& h = *entries[i];
-      HandlerContext ctx(self, ObjectName{object.id}, m.sender);
-      Reader in(m.args.data, m.args.size);
+      HandlerContext ctx(self, ObjectName{object.id}, sender);
+      Reader in(args, bytes);
       try {
-        h.invoke(ptr, ctx, in);
+        entry->invoke(ptr, ctx, in);
       } catch (const std::exception& e) {
-        problem = "handler '" + h.name + "' on " + object_text(object.id) + " threw: " + e.what();
-        break;
+        problem = "handler '" + entry->name + "' on " + object_text(object.id) + " threw: " + e.what();
+        return false;
       } catch (...) {
-        problem = "handler '" + h.name + "' on " + object_text(object.id) + " threw a non-standard exception";
+        problem = "handler '" + entry->name + "' on " + object_text(object.id) + " threw a non-standard exception";
+        return false;
+      }
+      return true;
+    };
+    const auto start = std::chrono::steady_clock::now();
+    std::size_t budget = options.handler_burst;
+    std::optional<Message> rest;  // the part of the last run past the burst
+    for (Message& m : run) {
+      if (m.frames == 0) {
+        --budget;
+        if (!invoke(m.handler, m.sender, m.args.data, m.args.size)) break;
+        continue;
+      }
+      const std::byte* base = m.args.batch->data();
+      std::size_t at = static_cast<std::size_t>(m.args.data - base);
+      std::uint32_t i = 0;
+      bool ok = true;
+      for (; i < m.frames && budget > 0 && ok; ++i, --budget, at = frame_after(base, at)) {
+        const CallHeader h = read_call(base + at);
+        ok = invoke(h.handler, h.sender, base + at + call_header_bytes, static_cast<std::size_t>(h.args));
+      }
+      if (!ok) break;
+      if (i < m.frames) {
+        m.args.data = base + at;
+        m.seq += i;
+        m.frames -= i;
+        rest = std::move(m);
+        calls -= rest->frames;
         break;
       }
     }
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     std::lock_guard lock(mutex);
-    counters_.calls_done += static_cast<std::int64_t>(run.size());
-    stats.handled += run.size();
+    if (rest) {
+      object.queued_calls += rest->frames;
+      object.queue.push_front(std::move(*rest));
+    }
+    counters_.calls_done += static_cast<std::int64_t>(calls);
+    stats.handled += calls;
     object.load += seconds;
     run.clear();
     if (!problem.empty()) fail("rank " + std::to_string(rank) + ": " + problem, true);
@@ -614,13 +800,19 @@ bool ObjectsImpl::poll() {
       std::lock_guard mpi(ci.mpi_mutex);
       if (MPI_Improbe(MPI_ANY_SOURCE, objects_tag, channel, &flag, &message, &status) != MPI_SUCCESS || !flag) break;
       MPI_Get_count(&status, MPI_BYTE, &bytes);
-      batch = std::make_shared<std::vector<std::byte>>(static_cast<std::size_t>(bytes));
+      batch = pooled_buffer();
+      batch->resize(static_cast<std::size_t>(bytes));
       MPI_Mrecv(batch->data(), bytes, MPI_BYTE, &message, MPI_STATUS_IGNORE);
     }
     did = true;
     process_batch(status.MPI_SOURCE, batch);
   }
-  std::lock_guard lock(mutex);
+  // What follows needs nothing of a sender that holds the lock now: the next poll does it. (A
+  // thread sending many small messages otherwise queued behind every idle worker's poll.)
+  if (!did && !attention_.load(std::memory_order_acquire)) return false;
+  std::unique_lock lock(mutex, std::try_to_lock);
+  if (!lock) return did;
+  if (!in_wait_) attention_.store(false, std::memory_order_relaxed);
   if (rank == 0 && in_wait_ && done_epoch_ < wait_epoch_ && !wave_open_ && (error_.empty() || error_local_) && idle()) {
     ++wave_;
     wave_open_ = true;
@@ -637,13 +829,21 @@ bool ObjectsImpl::poll() {
 
 void ObjectsImpl::process_batch(int source, const Batch& batch) {
   std::lock_guard lock(mutex);
+  RunMemo memo;
   Reader in(batch->data(), batch->size());
   while (in.left() > 0) {
     in.align(frame_alignment);
     const auto length = static_cast<std::size_t>(in.get<std::uint64_t>());
     in.align(frame_alignment);
-    Reader frame(in.position(), length);
+    const std::byte* at = in.position();
+    Reader frame(at, length);
     in.skip(length);
+    if (length >= call_header_bytes && static_cast<Kind>(*at) == Kind::call &&
+        read_call(at).args <= length - call_header_bytes &&
+        append_to_run(source, at, frame_after(batch->data(), static_cast<std::size_t>(at - batch->data())), batch,
+                      memo))
+      continue;
+    memo = {};  // another frame may add, move or remove objects
     try {
       process_frame(source, frame, batch);
     } catch (const std::exception& e) {
@@ -765,6 +965,7 @@ void ObjectsImpl::wait() {
   std::unique_lock lock(mutex);
   if (!error_.empty() && !error_local_) throw Error(error_);
   in_wait_ = true;
+  attention_.store(true, std::memory_order_release);
   const auto epoch = ++wait_epoch_;
   maybe_report();
   lock.unlock();
@@ -1047,6 +1248,10 @@ void Objects::add_object(ObjectName name, const TypeOps* type, void* object) {
 
 void Objects::send_bytes(ObjectName to, std::uint32_t handler, std::vector<std::byte> args) {
   impl_->send_call(to.id, handler, std::move(args));
+}
+
+void Objects::send_view(ObjectName to, std::uint32_t handler, const std::byte* args, std::size_t bytes) {
+  impl_->send_call(to.id, handler, args, bytes);
 }
 
 void Objects::migrate(ObjectName name, int rank) { impl_->migrate(name.id, rank); }

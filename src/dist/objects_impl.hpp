@@ -11,6 +11,7 @@
 #include <tessera/sched/executor.hpp>
 #include <tessera/sched/job.hpp>
 
+#include <atomic>
 #include <condition_variable>
 #include <deque>
 #include <future>
@@ -75,12 +76,21 @@ struct Args {
 
 using Batch = std::shared_ptr<const std::vector<std::byte>>;
 
+/// A handler message waiting for its object; or, with `frames` > 0, a run of that many call frames
+/// in one received batch, one after the other, from one sender in sequence order and to one
+/// object (the first at args.data, `seq` its sequence number): the common case of many small
+/// messages to one object is then queued and run from the batch without a Message each.
 struct Message {
   std::uint32_t handler = 0;
   std::int32_t sender = 0;
   std::uint64_t seq = 0;
   std::uint32_t hops = 0;
   Args args;
+  std::uint32_t frames = 0;
+  std::size_t next_frame = 0;  // a run's end: the offset in the batch of the frame after it
+
+  /// Handler messages this entry stands for.
+  std::size_t calls() const noexcept { return frames > 0 ? frames : 1; }
 };
 
 class ObjectsImpl;
@@ -101,6 +111,8 @@ struct LocalObject {
   std::uint64_t moves = 0;
   double load = 0;                                                 // seconds in handlers since the last rebalance
   std::deque<Message> queue;                                       // in order, ready to run
+  std::size_t queued_calls = 0;                                    // handler messages in `queue`
+  std::vector<Message> burst;                                      // run_object's, kept for its capacity
   std::unordered_map<std::int32_t, std::uint64_t> expected;        // next sequence number per sender
   std::map<std::pair<std::int32_t, std::uint64_t>, Message> held;  // arrived early
   bool scheduled = false;
@@ -143,6 +155,7 @@ class ObjectsImpl {
                                  std::function<void(void*, HandlerContext&, Reader&)> invoke);
   void add_object(std::uint64_t id, const Objects::TypeOps* type, void* object);
   void send_call(std::uint64_t id, std::uint32_t handler, std::vector<std::byte> args);
+  void send_call(std::uint64_t id, std::uint32_t handler, const std::byte* args, std::size_t bytes);
   void migrate(std::uint64_t id, int dest);
   void wait();
   std::size_t rebalance(const BalancePolicy& policy);
@@ -182,13 +195,28 @@ class ObjectsImpl {
   int home(std::uint64_t id) const { return static_cast<int>(id % static_cast<std::uint64_t>(size)); }
   bool poll();
   void process_batch(int source, const Batch& batch);
+  // What append_to_run found for the last frame of a batch, until a frame takes another path.
+  struct RunMemo {
+    LocalObject* object = nullptr;
+    std::uint64_t id = 0;
+    std::int32_t sender = 0;
+    std::uint64_t* expected = nullptr;
+    std::uint32_t handler = migrate_handler;  // the last handler checked against object's type
+  };
+  bool append_to_run(int source, const std::byte* frame, std::size_t next_frame, const Batch& batch, RunMemo& memo);
+  void enqueue(LocalObject& object, Message m);
+  std::shared_ptr<std::vector<std::byte>> pooled_buffer();
   void process_frame(int source, Reader& in, const Batch& batch);
   // Each of these runs with `mutex` held.
   void route(std::uint64_t id, Message m);
   void deliver(LocalObject& object, Message m);
   void schedule(LocalObject& object);
   void emit(int dest, const std::vector<std::byte>& frame, bool counted = true);
+  void send_locked(std::uint64_t id, std::uint32_t handler, const std::byte* args, std::size_t bytes,
+                   std::vector<std::byte>* owned);
   void emit_call(int dest, std::uint64_t id, const Message& m);
+  void emit_call(int dest, std::uint64_t id, std::uint32_t handler, std::int32_t sender, std::uint64_t seq,
+                 std::uint32_t hops, const std::byte* args, std::size_t bytes);
   void set_location(std::uint64_t id, int where, std::uint64_t moves, int registered_by);
   void do_migrate(LocalObject& object, int dest);
   void install(Reader& in, const Batch& batch);
@@ -197,6 +225,16 @@ class ObjectsImpl {
   void coordinator_receive(const Counters& c);
   bool idle() const;
   void flush();
+  void wake_poller();
+
+  // Batch buffers come back here when their last message has run (received) or MPI has sent
+  // them (a fresh 64 KiB buffer per batch cost page faults and zeroing). Shared with the
+  // buffers' deleters, which may run after this runtime is gone.
+  struct BufferPool {
+    std::mutex mutex;
+    std::vector<std::unique_ptr<std::vector<std::byte>>> spare;
+  };
+  std::shared_ptr<BufferPool> pool_ = std::make_shared<BufferPool>();
 
   std::shared_mutex handlers_mutex_;
   std::deque<HandlerEntry> handlers_;  // entries never move (run_object holds pointers)
@@ -207,6 +245,13 @@ class ObjectsImpl {
   std::unordered_map<std::uint64_t, DirectoryEntry> directory_;
   std::unordered_map<std::uint64_t, std::vector<Message>> unregistered_;
   std::unordered_map<std::uint64_t, std::uint64_t> next_seq_;
+  std::uint64_t last_seq_id_ = 0;
+  std::uint64_t* last_seq_ = nullptr;
+  std::atomic<std::uint32_t> handler_count_{0};
+  // Set (under `mutex`) when a poll has work after its receives: frames waiting to be sent, or a
+  // wait() in progress. A poll that receives nothing and finds it clear leaves `mutex` alone, so
+  // idle workers polling do not contend with a thread sending.
+  std::atomic<bool> attention_{false};
   std::vector<std::unique_ptr<LocalObject>> retired_;
   std::vector<std::vector<std::byte>> outbox_;
 

@@ -157,6 +157,67 @@ TEST(DistObjects, MessagesFollowMigratingObjectsExactlyOnceInOrder) {
   }
 }
 
+// Many messages in a row to one object arrive as runs of frames in a batch and are queued and run
+// from the batch in place: cut by a small handler burst, put back, split by migration requests,
+// and packed message by message when their object moves. Each sender uses two handlers, so runs
+// also mix handlers.
+TEST(DistObjects, RunsOfMessagesToOneObjectStayInOrderThroughBurstsAndMigration) {
+  auto& comm = test_comm();
+  const int r = comm.rank(), n = comm.size();
+  ASSERT_LE(n, max_ranks);
+  td::ObjectsOptions options;
+  options.batch_bytes = 3000;  // about 40 messages a batch
+  options.handler_burst = 7;   // runs longer than a burst
+  td::Objects objects(comm, options);
+  auto check = [](Tracker& t, std::int32_t sender, std::uint64_t seq) {
+    if (seq != t.next[sender]) ++t.out_of_order;
+    t.next[sender] = seq + 1;
+  };
+  auto odd = objects.handler<Tracker, std::int32_t, std::uint64_t>(
+      "odd", [&](Tracker& t, td::HandlerContext&, std::int32_t sender, std::uint64_t seq) { check(t, sender, seq); });
+  auto even = objects.handler<Tracker, std::uint64_t, std::int32_t>(
+      "even", [&](Tracker& t, td::HandlerContext&, std::uint64_t seq, std::int32_t sender) { check(t, sender, seq); });
+  const int num_objects = 6, rounds = 40, run = 150;
+  for (int k = r; k < num_objects; k += n) objects.add(td::ObjectName{static_cast<std::uint64_t>(k)}, Tracker{});
+  objects.wait();
+  std::vector<std::uint64_t> seq(num_objects, 0);
+  std::mt19937 gen(7u + static_cast<unsigned>(r));
+  std::uniform_int_distribution<int> pick_object(0, num_objects - 1), pick_rank(0, n - 1);
+  for (int i = 0; i < rounds; ++i) {
+    const int k = pick_object(gen);
+    const td::ObjectName name{static_cast<std::uint64_t>(k)};
+    for (int j = 0; j < run; ++j) {
+      const std::uint64_t s = seq[static_cast<std::size_t>(k)]++;
+      if (s % 2)
+        objects.send(name, odd, static_cast<std::int32_t>(r), s);
+      else
+        objects.send(name, even, s, static_cast<std::int32_t>(r));
+      if (j == run / 2) objects.migrate(td::ObjectName{static_cast<std::uint64_t>(pick_object(gen))}, pick_rank(gen));
+    }
+  }
+  objects.wait();
+  // Every sender's count per object, so each object's last sequence number can be checked.
+  std::vector<int> sent(static_cast<std::size_t>(num_objects * max_ranks), 0);
+  for (int k = 0; k < num_objects; ++k) {
+    const auto all = gather_flags(static_cast<int>(seq[static_cast<std::size_t>(k)]));
+    for (int s = 0; s < n; ++s) sent[static_cast<std::size_t>(k * max_ranks + s)] = all[static_cast<std::size_t>(s)];
+  }
+  std::uint64_t handled_here = 0;
+  for (auto name : objects.local_names()) {
+    const auto& t = objects.local<Tracker>(name);
+    EXPECT_EQ(t.out_of_order, 0u) << "object " << name.id;
+    for (int s = 0; s < n; ++s) {
+      EXPECT_EQ(t.next[s], static_cast<std::uint64_t>(sent[name.id * max_ranks + static_cast<std::size_t>(s)]))
+          << "object " << name.id << " sender " << s;
+      handled_here += t.next[s];
+    }
+  }
+  const auto handled = gather_flags(static_cast<int>(handled_here));
+  int sum = 0;
+  for (int x : handled) sum += x;
+  EXPECT_EQ(sum, n * rounds * run);
+}
+
 TEST(DistObjects, HandlersSendMoreMessages) {
   // A token walks a ring of objects spread over the ranks, 200 hops, each hop a handler that
   // sends the next message from wherever it runs.

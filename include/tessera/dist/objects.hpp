@@ -9,7 +9,9 @@
 #include <tessera/dist/wire.hpp>
 #include <tessera/memory/row_ranges.hpp>
 
+#include <array>
 #include <cstdint>
+#include <cstring>
 #include <functional>
 #include <future>
 #include <memory>
@@ -174,10 +176,19 @@ class Objects {
   template <class T, class... Args, class... Given>
   void send(ObjectName to, const Handler<T, Args...>& h, Given&&... args) {
     static_assert(sizeof...(Given) == sizeof...(Args), "send: the handler takes a different number of arguments");
-    std::vector<std::byte> bytes;
-    Writer w(bytes);
-    (w.put(static_cast<const Args&>(args)), ...);
-    send_bytes(to, h.id(), std::move(bytes));
+    if constexpr ((fixed_size<Args>() && ...)) {
+      // Arguments of a size known here are laid out as Writer would (back to back, unpadded) on
+      // the stack: the hot path of small messages then allocates nothing.
+      std::array<std::byte, (sizeof(Args) + ... + 0)> bytes;
+      std::size_t at = 0;
+      ((std::memcpy(bytes.data() + at, &static_cast<const Args&>(args), sizeof(Args)), at += sizeof(Args)), ...);
+      send_view(to, h.id(), bytes.data(), bytes.size());
+    } else {
+      std::vector<std::byte> bytes;
+      Writer w(bytes);
+      (w.put(static_cast<const Args&>(args)), ...);
+      send_bytes(to, h.id(), std::move(bytes));
+    }
   }
 
   /// Moves the object to `rank` after the messages this rank sent it before the call. From any
@@ -244,6 +255,11 @@ class Objects {
                              [](void* p) { delete static_cast<T*>(p); }, !pinned<T>()};
     return &ops;
   }
+  // Whether Writer stores a T as its sizeof(T) bytes.
+  template <class T>
+  static constexpr bool fixed_size() {
+    return std::is_trivially_copyable_v<T> && !SelfPacking<T> && !detail::is_span<T>::value;
+  }
   template <class T>
   static constexpr bool pinned() {
     if constexpr (requires { T::pinned; })
@@ -257,6 +273,7 @@ class Objects {
   std::uint32_t register_handler(std::string name, const TypeOps* type, Invoke invoke);
   void add_object(ObjectName name, const TypeOps* type, void* object);  // owns `object`, also on error
   void send_bytes(ObjectName to, std::uint32_t handler, std::vector<std::byte> args);
+  void send_view(ObjectName to, std::uint32_t handler, const std::byte* args, std::size_t size);
   void* local_object(ObjectName name, const std::type_info& type);
 
   std::unique_ptr<detail::ObjectsImpl> impl_;
