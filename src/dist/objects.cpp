@@ -6,6 +6,7 @@
 #include <tessera/sched/executor.hpp>
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cstring>
 #include <numeric>
@@ -22,11 +23,17 @@ bool counted(Kind k) { return k != Kind::probe && k != Kind::report && k != Kind
 constexpr std::size_t args_alignment = 16;
 constexpr std::size_t frame_alignment = 16;
 constexpr std::size_t round_up(std::size_t n, std::size_t a) { return (n + a - 1) / a * a; }
-// A call frame: kind (1 B), id (8), handler (4), sender (4), seq (8), hops (4), argument bytes
-// (8): 37 B, then the arguments from the next multiple of args_alignment (frames start aligned).
-constexpr std::size_t call_header_bytes = 48;
-
-static_assert(call_header_bytes == round_up(1 + 8 + 4 + 4 + 8 + 4 + 8, args_alignment));
+// A batch is frames, each at a multiple of frame_alignment. Each starts with a 64-bit word.
+// A control frame: the word is its payload's length, and the payload (its Kind, then its fields)
+// follows from byte 16. A handler message (a call frame, the hot path, kept small): the word holds
+// call_mark in its top byte, the hops in the next, the argument bytes in the low 48 bits; the
+// handler (4 B) and sender (4) follow, then the object (8) and the sequence number (8), and the
+// arguments from byte 32.
+constexpr std::size_t control_payload_at = 16;
+constexpr std::size_t call_header_bytes = 32;
+constexpr std::uint64_t call_mark = 0xCA;
+constexpr std::uint64_t call_args_mask = (std::uint64_t{1} << 48) - 1;
+static_assert(call_header_bytes % args_alignment == 0 && frame_alignment % args_alignment == 0);
 
 void put_message(Writer& w, const Message& m) {
   w.put(m.handler);
@@ -212,6 +219,7 @@ void ObjectsImpl::add_object(std::uint64_t id, const Objects::TypeOps* type, voi
   objects.emplace(id, std::move(object));
   forward_.erase(id);
   cache_.erase(id);
+  ++routes_version_;
   if (home(id) == rank) {
     set_location(id, rank, 0, rank);
   } else {
@@ -238,14 +246,18 @@ void ObjectsImpl::send_locked(std::uint64_t id, std::uint32_t handler, const std
     throw Error("tessera::dist::Objects: send to " + object_text(id) + " with handler id " + std::to_string(handler) +
                 ", which is not registered here");
   // Senders write to one object many times in a row: its sequence counter is remembered (the
-  // map's nodes never move, and no entry is ever erased).
-  if (id != last_seq_id_ || last_seq_ == nullptr) {
-    last_seq_ = &next_seq_[id];
-    last_seq_id_ = id;
+  // map's nodes never move, and no entry is ever erased), and where the last message to it went
+  // while no object arrived, left or was heard of since.
+  if (id != last_sent_.id || last_sent_.seq == nullptr) {
+    last_sent_ = {id, &next_seq_[id], -1, 0};
   }
-  const std::uint64_t seq = (*last_seq_)++;
+  const std::uint64_t seq = (*last_sent_.seq)++;
   ++counters_.calls_sent;
   if (handler != migrate_handler) ++stats.sent;
+  if (last_sent_.dest >= 0 && last_sent_.routes == routes_version_) {
+    emit_call(last_sent_.dest, id, handler, rank, seq, 0, args, bytes);
+    return;
+  }
   auto message = [&] {
     return Message{handler, rank, seq, 0, owned ? Args(std::move(*owned)) : Args(std::vector<std::byte>(args, args + bytes))};
   };
@@ -264,6 +276,8 @@ void ObjectsImpl::send_locked(std::uint64_t id, std::uint32_t handler, const std
     route(id, message());
     return;
   }
+  last_sent_.dest = dest;
+  last_sent_.routes = routes_version_;
   emit_call(dest, id, handler, rank, seq, 0, args, bytes);
 }
 
@@ -340,24 +354,34 @@ struct CallHeader {
   std::uint64_t args;
 };
 
-// The fields emit_call wrote at the start of a call frame (after its kind byte).
+std::uint64_t frame_word(const std::byte* f) {
+  std::uint64_t word;
+  std::memcpy(&word, f, sizeof word);
+  return word;
+}
+
+bool is_call(std::uint64_t word) { return (word >> 56) == call_mark; }
+
+// The fields emit_call wrote at the start of the call frame at `f`.
 CallHeader read_call(const std::byte* f) {
   CallHeader h;
   auto get = [](const std::byte* at, auto& value) { std::memcpy(&value, at, sizeof value); };
-  get(f + 1, h.id);
-  get(f + 9, h.handler);
-  get(f + 13, h.sender);
-  get(f + 17, h.seq);
-  get(f + 25, h.hops);
-  get(f + 29, h.args);
+  const std::uint64_t word = frame_word(f);
+  h.args = word & call_args_mask;
+  h.hops = static_cast<std::uint32_t>((word >> 48) & 0xff);
+  get(f + 8, h.handler);
+  get(f + 12, h.sender);
+  get(f + 16, h.id);
+  get(f + 24, h.seq);
   return h;
 }
 
-// Where the frame after the one at `offset` (its length prefix) starts.
+// Where the frame after the one at `offset` starts.
 std::size_t frame_after(const std::byte* base, std::size_t offset) {
-  std::uint64_t length;
-  std::memcpy(&length, base + offset - frame_alignment, sizeof length);
-  return round_up(offset + static_cast<std::size_t>(length), frame_alignment) + frame_alignment;
+  const std::uint64_t word = frame_word(base + offset);
+  const std::size_t end = is_call(word) ? offset + call_header_bytes + static_cast<std::size_t>(word & call_args_mask)
+                                        : offset + control_payload_at + static_cast<std::size_t>(word);
+  return round_up(end, frame_alignment);
 }
 }  // namespace
 
@@ -382,7 +406,7 @@ bool ObjectsImpl::append_to_run(int source, const std::byte* f, std::size_t next
     if (handlers_[h.handler].type != object.type) return false;
     memo.handler = h.handler;
   }
-  if (counted(Kind::call) && source != rank) ++counters_.frames_in;
+  if (source != rank) ++counters_.frames_in;
   ++*memo.expected;
   const std::size_t at = static_cast<std::size_t>(f - batch->data());
   if (!object.queue.empty()) {
@@ -432,27 +456,37 @@ void ObjectsImpl::emit_call(int dest, std::uint64_t id, const Message& m) {
 
 void ObjectsImpl::emit_call(int dest, std::uint64_t id, std::uint32_t handler, std::int32_t sender, std::uint64_t seq,
                             std::uint32_t hops, const std::byte* args, std::size_t bytes) {
-  // Straight into the batch, in the layout put_message and get_message agree on, with one resize:
-  // a handler message is the hot path, and a Writer's put per field or a frame of its own
-  // cost more than the message.
+  // Straight into the batch as a call frame: a handler message is the hot path, and a Writer's
+  // put per field or a frame of its own cost more than the message.
   auto& box = outbox_[static_cast<std::size_t>(dest)];
   const bool was_empty = box.empty();
-  const std::size_t length_at = round_up(box.size(), frame_alignment);
-  const std::size_t start = length_at + frame_alignment;
-  const std::size_t length = call_header_bytes + bytes;
-  box.resize(start + length);
-  std::byte* f = box.data() + start;
+  // The padding, header and small arguments are put together on the stack and appended with
+  // one copy: growing the vector by resize would zero the bytes first. Only the padding is
+  // zeroed, with a store of known size (zeroing all of `head` took a `rep stos` that cost more
+  // than the rest of the frame).
+  constexpr std::size_t small_args = 64;
+  alignas(16) std::array<std::byte, frame_alignment + call_header_bytes + small_args> head;
+  const std::size_t pad = round_up(box.size(), frame_alignment) - box.size();
+  std::memset(head.data(), 0, frame_alignment);
+  std::byte* f = head.data() + pad;
   auto put = [](std::byte* at, const auto& value) { std::memcpy(at, &value, sizeof value); };
-  put(box.data() + length_at, static_cast<std::uint64_t>(length));
-  put(f, Kind::call);
-  put(f + 1, id);
-  put(f + 9, handler);
-  put(f + 13, sender);
-  put(f + 17, seq);
-  put(f + 25, hops);
-  put(f + 29, static_cast<std::uint64_t>(bytes));
-  if (bytes > 0) std::memcpy(f + call_header_bytes, args, bytes);
+  if (bytes > call_args_mask)
+    throw Error("tessera::dist::Objects: a message of " + std::to_string(bytes) + " B to " + object_text(id) +
+                " is larger than a message can be (2^48 B)");
+  put(f, (call_mark << 56) | (std::uint64_t{std::min(hops, 255u)} << 48) | static_cast<std::uint64_t>(bytes));
+  put(f + 8, handler);
+  put(f + 12, sender);
+  put(f + 16, id);
+  put(f + 24, seq);
+  if (bytes <= small_args) {
+    if (bytes > 0) std::memcpy(f + call_header_bytes, args, bytes);
+    box.insert(box.end(), head.data(), f + call_header_bytes + bytes);
+  } else {
+    box.insert(box.end(), head.data(), f + call_header_bytes);
+    box.insert(box.end(), args, args + bytes);
+  }
   ++counters_.frames_out;
+  sent_stamp_.store(static_cast<std::uint64_t>(counters_.frames_out), std::memory_order_relaxed);
   if (box.size() >= options.batch_bytes)
     flush();
   else if (was_empty)
@@ -547,6 +581,7 @@ void ObjectsImpl::do_migrate(LocalObject& object, int dest) {
   const auto id = object.id;
   forward_[id] = dest;
   cache_.erase(id);
+  ++routes_version_;
   if (home(id) == rank) {
     auto& entry = directory_[id];
     entry.rank = dest;
@@ -590,6 +625,7 @@ void ObjectsImpl::install(Reader& in, const Batch& batch) {
   objects[id] = std::move(object);
   forward_.erase(id);
   cache_.erase(id);
+  ++routes_version_;
   ++stats.migrated_in;
   if (home(id) == rank) {
     set_location(id, rank, moves, -1);
@@ -807,9 +843,17 @@ bool ObjectsImpl::poll() {
     did = true;
     process_batch(status.MPI_SOURCE, batch);
   }
-  // What follows needs nothing of a sender that holds the lock now: the next poll does it. (A
-  // thread sending many small messages otherwise queued behind every idle worker's poll.)
-  if (!did && !attention_.load(std::memory_order_acquire)) return false;
+  // What follows needs the lock, and a thread sending many small messages holds it most of the
+  // time: polls that fought it for every flush slowed it 2-6x. So a poll with nothing received
+  // leaves the lock alone when nothing waits to be sent, and also while a sender is still adding
+  // to a batch (it sends full ones itself; a later poll sends the rest once it pauses).
+  if (!did) {
+    if (!attention_.load(std::memory_order_acquire)) return false;
+    if (!waiting_.load(std::memory_order_acquire)) {
+      const auto stamp = sent_stamp_.load(std::memory_order_relaxed);
+      if (polled_stamp_.exchange(stamp, std::memory_order_relaxed) != stamp) return false;
+    }
+  }
   std::unique_lock lock(mutex, std::try_to_lock);
   if (!lock) return did;
   if (!in_wait_) attention_.store(false, std::memory_order_relaxed);
@@ -830,27 +874,45 @@ bool ObjectsImpl::poll() {
 void ObjectsImpl::process_batch(int source, const Batch& batch) {
   std::lock_guard lock(mutex);
   RunMemo memo;
-  Reader in(batch->data(), batch->size());
-  while (in.left() > 0) {
-    in.align(frame_alignment);
-    const auto length = static_cast<std::size_t>(in.get<std::uint64_t>());
-    in.align(frame_alignment);
-    const std::byte* at = in.position();
-    Reader frame(at, length);
-    in.skip(length);
-    if (length >= call_header_bytes && static_cast<Kind>(*at) == Kind::call &&
-        read_call(at).args <= length - call_header_bytes &&
-        append_to_run(source, at, frame_after(batch->data(), static_cast<std::size_t>(at - batch->data())), batch,
-                      memo))
+  const std::byte* base = batch->data();
+  const std::size_t size_of_batch = batch->size();
+  auto unreadable = [&](const std::string& why) {
+    fail("rank " + std::to_string(rank) + ": a message from rank " + std::to_string(source) +
+             " could not be read: " + why,
+         true);
+  };
+  for (std::size_t at = 0; at < size_of_batch;) {
+    const std::size_t left = size_of_batch - at;
+    if (left < control_payload_at) return unreadable("a frame is cut short");
+    const std::uint64_t word = frame_word(base + at);
+    if (is_call(word)) {
+      const auto bytes = static_cast<std::size_t>(word & call_args_mask);
+      if (left < call_header_bytes || bytes > left - call_header_bytes)
+        return unreadable("a handler message is cut short");
+      const std::size_t next = round_up(at + call_header_bytes + bytes, frame_alignment);
+      if (!append_to_run(source, base + at, next, batch, memo)) {
+        memo = {};  // routing may add, move or remove objects
+        const CallHeader h = read_call(base + at);
+        if (source != rank) ++counters_.frames_in;
+        try {
+          route(h.id, Message{h.handler, h.sender, h.seq, h.hops, Args(batch, base + at + call_header_bytes, bytes)});
+        } catch (const std::exception& e) {
+          unreadable(e.what());
+        }
+      }
+      at = next;
       continue;
+    }
+    if (word > left - control_payload_at) return unreadable("a frame is cut short");
+    const auto length = static_cast<std::size_t>(word);
     memo = {};  // another frame may add, move or remove objects
+    Reader frame(base + at + control_payload_at, length);
     try {
       process_frame(source, frame, batch);
     } catch (const std::exception& e) {
-      fail("rank " + std::to_string(rank) + ": a message from rank " + std::to_string(source) +
-               " could not be read: " + e.what(),
-           true);
+      unreadable(e.what());
     }
+    at = round_up(at + control_payload_at + length, frame_alignment);
   }
 }
 
@@ -858,11 +920,6 @@ void ObjectsImpl::process_frame(int source, Reader& in, const Batch& batch) {
   const auto kind = in.get<Kind>();
   if (counted(kind) && source != rank) ++counters_.frames_in;
   switch (kind) {
-    case Kind::call: {
-      const auto id = in.get<std::uint64_t>();
-      route(id, get_message(in, batch));
-      break;
-    }
     case Kind::register_name: {
       const auto id = in.get<std::uint64_t>();
       const auto who = in.get<std::int32_t>();
@@ -887,7 +944,10 @@ void ObjectsImpl::process_frame(int source, Reader& in, const Batch& batch) {
     case Kind::hint: {
       const auto id = in.get<std::uint64_t>();
       const auto where = in.get<std::int32_t>();
-      if (!objects.count(id) && !forward_.count(id)) cache_[id] = where;
+      if (!objects.count(id) && !forward_.count(id)) {
+        cache_[id] = where;
+        ++routes_version_;
+      }
       break;
     }
     case Kind::duplicate: {
@@ -965,6 +1025,7 @@ void ObjectsImpl::wait() {
   std::unique_lock lock(mutex);
   if (!error_.empty() && !error_local_) throw Error(error_);
   in_wait_ = true;
+  waiting_.store(true, std::memory_order_release);
   attention_.store(true, std::memory_order_release);
   const auto epoch = ++wait_epoch_;
   maybe_report();
@@ -978,6 +1039,7 @@ void ObjectsImpl::wait() {
   BlockedWorker blocked;  // when called on a worker: it polls nothing while it waits here
   waiters_.wait(lock, [&] { return (!error_.empty() && !error_local_) || done_epoch_ >= epoch; });
   in_wait_ = false;
+  waiting_.store(false, std::memory_order_relaxed);
   if (!error_.empty() && !error_local_) throw Error(error_);
   if (!error_.empty()) {
     auto text = std::move(error_);

@@ -41,7 +41,7 @@ struct Mailbox {
 constexpr std::uint32_t migrate_handler = 0xffffffffu;
 
 enum class Kind : std::uint8_t {
-  call = 1,        // a handler message (or a migration request) for an object
+  call = 1,        // a handler message (or a migration request): sent as a call frame, never with this kind
   register_name,   // to the home rank: object, rank
   located,         // to the home rank: object, rank, moves
   migrate,         // the object itself, with its queues and order state
@@ -245,13 +245,27 @@ class ObjectsImpl {
   std::unordered_map<std::uint64_t, DirectoryEntry> directory_;
   std::unordered_map<std::uint64_t, std::vector<Message>> unregistered_;
   std::unordered_map<std::uint64_t, std::uint64_t> next_seq_;
-  std::uint64_t last_seq_id_ = 0;
-  std::uint64_t* last_seq_ = nullptr;
+  // The last object this rank sent to: its sequence counter, and the rank the message went to
+  // (-1: delivered or routed here) as of `routes` (routes_version_ then).
+  struct LastSent {
+    std::uint64_t id = 0;
+    std::uint64_t* seq = nullptr;
+    int dest = -1;
+    std::uint64_t routes = 0;
+  };
+  LastSent last_sent_;
+  std::uint64_t routes_version_ = 0;  // counts changes to objects, forward_ and cache_
   std::atomic<std::uint32_t> handler_count_{0};
   // Set (under `mutex`) when a poll has work after its receives: frames waiting to be sent, or a
   // wait() in progress. A poll that receives nothing and finds it clear leaves `mutex` alone, so
   // idle workers polling do not contend with a thread sending.
-  std::atomic<bool> attention_{false};
+  // What polls read without the lock, on a line of their own: in_wait_, and the frames_out of
+  // the last call frame written (a sender's) and of the last poll that looked (the pollers').
+  alignas(64) std::atomic<bool> attention_{false};
+  std::atomic<bool> waiting_{false};
+  std::atomic<std::uint64_t> sent_stamp_{0};
+  alignas(64) std::atomic<std::uint64_t> polled_stamp_{0};
+  char stamps_end_[56] = {};
   std::vector<std::unique_ptr<LocalObject>> retired_;
   std::vector<std::vector<std::byte>> outbox_;
 
