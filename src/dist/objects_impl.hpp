@@ -11,8 +11,10 @@
 #include <tessera/sched/executor.hpp>
 #include <tessera/sched/job.hpp>
 
+#include <algorithm>
 #include <atomic>
 #include <condition_variable>
+#include <cstring>
 #include <deque>
 #include <future>
 #include <map>
@@ -91,6 +93,41 @@ struct Message {
 
   /// Handler messages this entry stands for.
   std::size_t calls() const noexcept { return frames > 0 ? frames : 1; }
+};
+
+/// Frames waiting to go to one rank. A buffer that only grows and is copied out whole when sent:
+/// writing a frame is then a few stores into lines this core already holds (a std::vector zeroes
+/// what it grows by, inserting into one is a call, and a buffer handed to MPI comes back with
+/// its lines in the receiving core's cache).
+class Outbox {
+ public:
+  bool empty() const noexcept { return size_ == 0; }
+  std::size_t size() const noexcept { return size_; }
+  const std::byte* data() const noexcept { return data_.get(); }
+  void clear() noexcept { size_ = 0; }
+  /// Pads with zeros to a multiple of `alignment` (at most 16), then makes room for `n` bytes
+  /// and returns where they go.
+  std::byte* append_aligned(std::size_t alignment, std::size_t n) {
+    reserve(size_ + 16 + n);
+    std::memset(data_.get() + size_, 0, 16);  // a fixed-size store covers any padding
+    size_ = (size_ + alignment - 1) / alignment * alignment;
+    std::byte* at = data_.get() + size_;
+    size_ += n;
+    return at;
+  }
+
+ private:
+  void reserve(std::size_t bytes) {
+    if (bytes <= capacity_) return;
+    const std::size_t grown = std::max({bytes, 2 * capacity_, std::size_t{4096}});
+    auto bigger = std::make_unique_for_overwrite<std::byte[]>(grown);
+    if (size_ > 0) std::memcpy(bigger.get(), data_.get(), size_);
+    data_ = std::move(bigger);
+    capacity_ = grown;
+  }
+  std::unique_ptr<std::byte[]> data_;
+  std::size_t size_ = 0;
+  std::size_t capacity_ = 0;
 };
 
 class ObjectsImpl;
@@ -267,7 +304,7 @@ class ObjectsImpl {
   alignas(64) std::atomic<std::uint64_t> polled_stamp_{0};
   char stamps_end_[56] = {};
   std::vector<std::unique_ptr<LocalObject>> retired_;
-  std::vector<std::vector<std::byte>> outbox_;
+  std::vector<Outbox> outbox_;
 
   Counters counters_;
   int scheduled_ = 0;
