@@ -379,6 +379,20 @@ CallHeader read_call(const std::byte* f) {
   return h;
 }
 
+// Small arguments (the common 8 to 32 B) are copied as two overlapping fixed-size moves, not a
+// call to memcpy, which was a tenth of a small message's cost to send.
+void copy_arguments(std::byte* to, const std::byte* from, std::size_t n) {
+  if (n >= 16 && n <= 32) {
+    std::memcpy(to, from, 16);
+    std::memcpy(to + n - 16, from + n - 16, 16);
+  } else if (n >= 8 && n < 16) {
+    std::memcpy(to, from, 8);
+    std::memcpy(to + n - 8, from + n - 8, 8);
+  } else if (n > 0) {
+    std::memcpy(to, from, n);
+  }
+}
+
 // Where the frame after the one at `offset` starts.
 std::size_t frame_after(const std::byte* base, std::size_t offset) {
   const std::uint64_t word = frame_word(base + offset);
@@ -470,7 +484,7 @@ void ObjectsImpl::emit_call(int dest, std::uint64_t id, std::uint32_t handler, s
   put(f + 12, sender);
   put(f + 16, id);
   put(f + 24, seq);
-  if (bytes > 0) std::memcpy(f + call_header_bytes, args, bytes);
+  copy_arguments(f + call_header_bytes, args, bytes);
   ++counters_.frames_out;
   sent_stamp_.store(static_cast<std::uint64_t>(counters_.frames_out), std::memory_order_relaxed);
   if (box.size() >= options.batch_bytes)
@@ -492,7 +506,7 @@ std::shared_ptr<std::vector<std::byte>> ObjectsImpl::pooled_buffer() {
   return std::shared_ptr<std::vector<std::byte>>(bytes.release(), [pool = pool_](std::vector<std::byte>* b) {
     std::unique_ptr<std::vector<std::byte>> owned(b);
     std::lock_guard lock(pool->mutex);
-    if (pool->spare.size() < 16) pool->spare.push_back(std::move(owned));
+    if (pool->spare.size() < 64) pool->spare.push_back(std::move(owned));
   });
 }
 
