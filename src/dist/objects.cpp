@@ -139,6 +139,7 @@ ObjectsImpl::~ObjectsImpl() {
   }
   // Every frame any rank sent must arrive before MPI may be finalised: sum what was sent and
   // received everywhere until the two agree and no handler is running here.
+  bool mpi_failed = false;
   for (;;) {
     // Handlers still running anywhere count too, so every rank decides alike.
     std::int64_t local[3];
@@ -159,12 +160,28 @@ ObjectsImpl::~ObjectsImpl() {
     try {
       ci.track(state).wait();
     } catch (...) {
+      mpi_failed = true;
       break;  // MPI itself failed: nothing more can arrive
     }
     if (total[0] == total[1] && total[2] == 0) break;
     std::this_thread::sleep_for(std::chrono::microseconds(50));
   }
   ci.remove_poller(poller_);
+  {
+    // Every batch arrived (or MPI failed): what is still sending completes here. After a
+    // failure a batch is let go instead, and its bytes kept, since MPI may still read them.
+    std::lock_guard lock(mutex);
+    std::lock_guard mpi(ci.mpi_mutex);
+    for (auto& s : sending_) {
+      if (!mpi_failed) {
+        MPI_Wait(&s.request, MPI_STATUS_IGNORE);
+      } else {
+        MPI_Request_free(&s.request);
+        new std::shared_ptr<std::vector<std::byte>>(std::move(s.bytes));  // deliberately never freed
+      }
+    }
+    sending_.clear();
+  }
   {
     std::lock_guard mpi(ci.mpi_mutex);
     MPI_Comm_free(&channel);
@@ -506,7 +523,7 @@ std::shared_ptr<std::vector<std::byte>> ObjectsImpl::pooled_buffer() {
   return std::shared_ptr<std::vector<std::byte>>(bytes.release(), [pool = pool_](std::vector<std::byte>* b) {
     std::unique_ptr<std::vector<std::byte>> owned(b);
     std::lock_guard lock(pool->mutex);
-    if (pool->spare.size() < 64) pool->spare.push_back(std::move(owned));
+    if (pool->spare.size() < 128) pool->spare.push_back(std::move(owned));  // at most 8 MiB kept
   });
 }
 
@@ -526,10 +543,43 @@ void ObjectsImpl::flush() {
     batch->assign(outbox_[dest].data(), outbox_[dest].data() + outbox_[dest].size());
     outbox_[dest].clear();
     ++stats.batches;
-    ci.start_send(
-        batch->data(), batch->size(), static_cast<int>(dest), objects_tag,
-        [batch](RequestState&) mutable { batch.reset(); }, channel);
+    // Tested here and in poll(), not handed to the progress engine: nobody waits for a batch
+    // to leave, and each completion there woke the progress thread at once, which took the
+    // core from the sending thread thousands of times a second.
+    MPI_Request request = MPI_REQUEST_NULL;
+    {
+      std::lock_guard mpi(ci.mpi_mutex);
+      check_mpi(MPI_Isend(batch->data(), static_cast<int>(batch->size()), MPI_BYTE, static_cast<int>(dest),
+                          objects_tag, channel, &request),
+                "tessera::dist::Objects: sending " + std::to_string(batch->size()) + " B of messages to rank " +
+                    std::to_string(dest));
+    }
+    sending_.push_back({request, std::move(batch)});
   }
+  reap_sends();
+}
+
+void ObjectsImpl::reap_sends() {
+  if (sending_.empty()) return;
+  sending_requests_.resize(sending_.size());
+  completed_.resize(sending_.size());
+  for (std::size_t i = 0; i < sending_.size(); ++i) sending_requests_[i] = sending_[i].request;
+  int count = 0;
+  int rc = MPI_SUCCESS;
+  {
+    std::lock_guard mpi(ci.mpi_mutex);
+    rc = MPI_Testsome(static_cast<int>(sending_requests_.size()), sending_requests_.data(), &count, completed_.data(),
+                      MPI_STATUSES_IGNORE);
+  }
+  if (rc != MPI_SUCCESS) {
+    fail("rank " + std::to_string(rank) + ": sending messages to another rank failed (MPI error " + std::to_string(rc) +
+             ")",
+         false);
+    return;
+  }
+  if (count == MPI_UNDEFINED || count == 0) return;
+  for (std::size_t i = 0; i < sending_.size(); ++i) sending_[i].request = sending_requests_[i];
+  std::erase_if(sending_, [](const SendInFlight& s) { return s.request == MPI_REQUEST_NULL; });
 }
 
 void ObjectsImpl::set_location(std::uint64_t id, int where, std::uint64_t moves, int registered_by) {
@@ -858,7 +908,6 @@ bool ObjectsImpl::poll() {
   }
   std::unique_lock lock(mutex, std::try_to_lock);
   if (!lock) return did;
-  if (!in_wait_) attention_.store(false, std::memory_order_relaxed);
   if (rank == 0 && in_wait_ && done_epoch_ < wait_epoch_ && !wave_open_ && (error_.empty() || error_local_) && idle()) {
     ++wave_;
     wave_open_ = true;
@@ -870,6 +919,8 @@ bool ObjectsImpl::poll() {
   }
   maybe_report();
   flush();
+  // Clear once nothing is left to send or to finish sending (all under `mutex`, as is setting).
+  attention_.store(in_wait_ || !sending_.empty(), std::memory_order_relaxed);
   return did;
 }
 

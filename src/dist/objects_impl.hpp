@@ -262,16 +262,22 @@ class ObjectsImpl {
   void coordinator_receive(const Counters& c);
   bool idle() const;
   void flush();
+  void reap_sends();
   void wake_poller();
 
   // Batch buffers come back here when their last message has run (received) or MPI has sent
-  // them (a fresh 64 KiB buffer per batch cost page faults and zeroing). Shared with the
+  // them: a fresh 64 KiB buffer per batch cost page faults and zeroing. One pool for the
+  // process, so that a runtime made after another starts with its buffers; shared with the
   // buffers' deleters, which may run after this runtime is gone.
   struct BufferPool {
     std::mutex mutex;
     std::vector<std::unique_ptr<std::vector<std::byte>>> spare;
   };
-  std::shared_ptr<BufferPool> pool_ = std::make_shared<BufferPool>();
+  static std::shared_ptr<BufferPool> process_pool() {
+    static const auto pool = std::make_shared<BufferPool>();
+    return pool;
+  }
+  std::shared_ptr<BufferPool> pool_ = process_pool();
 
   std::shared_mutex handlers_mutex_;
   std::deque<HandlerEntry> handlers_;  // entries never move (run_object holds pointers)
@@ -305,6 +311,14 @@ class ObjectsImpl {
   char stamps_end_[56] = {};
   std::vector<std::unique_ptr<LocalObject>> retired_;
   std::vector<Outbox> outbox_;
+  // Batches MPI is sending, each with its bytes (kept until it is done).
+  struct SendInFlight {
+    MPI_Request request;
+    std::shared_ptr<std::vector<std::byte>> bytes;
+  };
+  std::vector<SendInFlight> sending_;
+  std::vector<MPI_Request> sending_requests_;  // reap_sends()'s, kept for their capacity
+  std::vector<int> completed_;
 
   Counters counters_;
   int scheduled_ = 0;
