@@ -177,7 +177,7 @@ ObjectsImpl::~ObjectsImpl() {
         MPI_Wait(&s.request, MPI_STATUS_IGNORE);
       } else {
         MPI_Request_free(&s.request);
-        new std::shared_ptr<std::vector<std::byte>>(std::move(s.bytes));  // deliberately never freed
+        new std::shared_ptr<BatchBytes>(std::move(s.bytes));  // deliberately never freed
       }
     }
     sending_.clear();
@@ -510,8 +510,8 @@ void ObjectsImpl::emit_call(int dest, std::uint64_t id, std::uint32_t handler, s
     wake_poller();
 }
 
-std::shared_ptr<std::vector<std::byte>> ObjectsImpl::pooled_buffer() {
-  std::unique_ptr<std::vector<std::byte>> bytes;
+std::shared_ptr<BatchBytes> ObjectsImpl::pooled_buffer() {
+  std::unique_ptr<BatchBytes> bytes;
   {
     std::lock_guard lock(pool_->mutex);
     if (!pool_->spare.empty()) {
@@ -519,9 +519,9 @@ std::shared_ptr<std::vector<std::byte>> ObjectsImpl::pooled_buffer() {
       pool_->spare.pop_back();
     }
   }
-  if (!bytes) bytes = std::make_unique<std::vector<std::byte>>();
-  return std::shared_ptr<std::vector<std::byte>>(bytes.release(), [pool = pool_](std::vector<std::byte>* b) {
-    std::unique_ptr<std::vector<std::byte>> owned(b);
+  if (!bytes) bytes = std::make_unique<BatchBytes>();
+  return std::shared_ptr<BatchBytes>(bytes.release(), [pool = pool_](BatchBytes* b) {
+    std::unique_ptr<BatchBytes> owned(b);
     std::lock_guard lock(pool->mutex);
     if (pool->spare.size() < 128) pool->spare.push_back(std::move(owned));  // at most 8 MiB kept
   });
@@ -540,7 +540,7 @@ void ObjectsImpl::flush() {
     // cache miss per line written (a third of a small message's cost), and one large copy
     // costs less than those misses.
     auto batch = pooled_buffer();
-    batch->assign(outbox_[dest].data(), outbox_[dest].data() + outbox_[dest].size());
+    batch->assign(outbox_[dest].data(), outbox_[dest].size());
     outbox_[dest].clear();
     ++stats.batches;
     // Tested here and in poll(), not handed to the progress engine: nobody waits for a batch
@@ -879,7 +879,7 @@ void ObjectsImpl::coordinator_receive(const Counters& c) {
 bool ObjectsImpl::poll() {
   bool did = false;
   for (int k = 0; k < 64; ++k) {
-    std::shared_ptr<std::vector<std::byte>> batch;
+    std::shared_ptr<BatchBytes> batch;
     int flag = 0;
     MPI_Message message;
     MPI_Status status;
@@ -889,7 +889,7 @@ bool ObjectsImpl::poll() {
       if (MPI_Improbe(MPI_ANY_SOURCE, objects_tag, channel, &flag, &message, &status) != MPI_SUCCESS || !flag) break;
       MPI_Get_count(&status, MPI_BYTE, &bytes);
       batch = pooled_buffer();
-      batch->resize(static_cast<std::size_t>(bytes));
+      batch->resize_for_overwrite(static_cast<std::size_t>(bytes));
       MPI_Mrecv(batch->data(), bytes, MPI_BYTE, &message, MPI_STATUS_IGNORE);
     }
     did = true;

@@ -15,6 +15,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <cstring>
+#include <memory>
 #include <deque>
 #include <future>
 #include <map>
@@ -57,17 +58,43 @@ enum class Kind : std::uint8_t {
   abort,           // a handler threw somewhere: everyone stops
 };
 
+/// The bytes of a batch, allocated without zeroing: MPI writes every byte of a received one, and
+/// a sent one is copied in whole (zeroing 64 KiB per batch first cost more than the copy).
+class BatchBytes {
+ public:
+  const std::byte* data() const noexcept { return data_.get(); }
+  std::byte* data() noexcept { return data_.get(); }
+  std::size_t size() const noexcept { return size_; }
+  /// `n` bytes whose contents the caller writes next.
+  void resize_for_overwrite(std::size_t n) {
+    if (n > capacity_) {
+      data_ = std::make_unique_for_overwrite<std::byte[]>(n);
+      capacity_ = n;
+    }
+    size_ = n;
+  }
+  void assign(const std::byte* from, std::size_t n) {
+    resize_for_overwrite(n);
+    if (n > 0) std::memcpy(data_.get(), from, n);
+  }
+
+ private:
+  std::unique_ptr<std::byte[]> data_;
+  std::size_t size_ = 0;
+  std::size_t capacity_ = 0;
+};
+
 /// A message's argument bytes: its own (sent from this rank), or a view into the batch it came
 /// in, which the view keeps alive, so a received message is never copied out of its batch.
 struct Args {
   std::vector<std::byte> own;
-  std::shared_ptr<const std::vector<std::byte>> batch;
+  std::shared_ptr<const BatchBytes> batch;
   const std::byte* data = nullptr;
   std::size_t size = 0;
 
   Args() = default;
   explicit Args(std::vector<std::byte> bytes) : own(std::move(bytes)), data(own.data()), size(own.size()) {}
-  Args(std::shared_ptr<const std::vector<std::byte>> in, const std::byte* at, std::size_t n)
+  Args(std::shared_ptr<const BatchBytes> in, const std::byte* at, std::size_t n)
       : batch(std::move(in)), data(at), size(n) {}
   // A moved vector keeps its buffer, so `data` stays right; a copy would not.
   Args(Args&&) noexcept = default;
@@ -76,7 +103,7 @@ struct Args {
   Args& operator=(const Args&) = delete;
 };
 
-using Batch = std::shared_ptr<const std::vector<std::byte>>;
+using Batch = std::shared_ptr<const BatchBytes>;
 
 /// A handler message waiting for its object; or, with `frames` > 0, a run of that many call frames
 /// in one received batch, one after the other, from one sender in sequence order and to one
@@ -242,7 +269,7 @@ class ObjectsImpl {
   };
   bool append_to_run(int source, const std::byte* frame, std::size_t next_frame, const Batch& batch, RunMemo& memo);
   void enqueue(LocalObject& object, Message m);
-  std::shared_ptr<std::vector<std::byte>> pooled_buffer();
+  std::shared_ptr<BatchBytes> pooled_buffer();
   void process_frame(int source, Reader& in, const Batch& batch);
   // Each of these runs with `mutex` held.
   void route(std::uint64_t id, Message m);
@@ -271,7 +298,7 @@ class ObjectsImpl {
   // buffers' deleters, which may run after this runtime is gone.
   struct BufferPool {
     std::mutex mutex;
-    std::vector<std::unique_ptr<std::vector<std::byte>>> spare;
+    std::vector<std::unique_ptr<BatchBytes>> spare;
   };
   static std::shared_ptr<BufferPool> process_pool() {
     static const auto pool = std::make_shared<BufferPool>();
@@ -314,7 +341,7 @@ class ObjectsImpl {
   // Batches MPI is sending, each with its bytes (kept until it is done).
   struct SendInFlight {
     MPI_Request request;
-    std::shared_ptr<std::vector<std::byte>> bytes;
+    std::shared_ptr<BatchBytes> bytes;
   };
   std::vector<SendInFlight> sending_;
   std::vector<MPI_Request> sending_requests_;  // reap_sends()'s, kept for their capacity
