@@ -1,6 +1,7 @@
 // tessera-bench-dist (run by `make bench SUITE=dist` under mpirun -np 2): tessera::dist against
 // raw MPI in the same run. Ping-pong latency and bandwidth (PREMA §4.2) against MPI_Send/MPI_Recv,
-// and the rate of empty remote handlers against a naive MPI_Send/MPI_Recv per message loop.
+// and the rate of empty remote handlers against a naive MPI_Send/MPI_Recv per message loop;
+// objects that all start on one rank, with and without work stealing.
 // With the apps built, the euler2d shock-bubble on the two ranks against one rank alone.
 //
 //   mpirun -np 2 tessera-bench-dist [--json FILE] [--quick]
@@ -65,6 +66,32 @@ double handler_rate(tessera::dist::Communicator& comm, long messages, bool& all_
   return static_cast<double>(messages) / seconds;
 }
 
+// Seconds to run `per_object` handlers of `work` each on 16 objects that all start on rank 0,
+// sent from every rank: the imbalance work stealing is for.
+double imbalanced_seconds(tessera::dist::Communicator& comm, bool steal, std::chrono::microseconds work,
+                          int per_object) {
+  tessera::dist::ObjectsOptions options;
+  options.steal_work = steal;
+  tessera::dist::Objects objects(comm, options);
+  auto busy = objects.handler<Sink, Payload>("busy", [work](Sink& s, tessera::dist::HandlerContext&, Payload) {
+    const auto until = clock_type::now() + work;
+    while (clock_type::now() < until) {
+    }
+    ++s.count;
+  });
+  const int num_objects = 16;
+  if (comm.rank() == 0)
+    for (int k = 0; k < num_objects; ++k) objects.add(tessera::dist::ObjectName{static_cast<std::uint64_t>(k)}, Sink{});
+  objects.wait();
+  comm.barrier();
+  const auto start = clock_type::now();
+  for (int j = 0; j < per_object; ++j)
+    for (int k = 0; k < num_objects; ++k)
+      objects.send(tessera::dist::ObjectName{static_cast<std::uint64_t>(k)}, busy, Payload{0, 0});
+  objects.wait();
+  return std::chrono::duration<double>(clock_type::now() - start).count();
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -116,6 +143,23 @@ int main(int argc, char** argv) {
     if (!handled) {
       std::fprintf(stderr, "rank %d: not every handler message ran\n", comm.rank());
       return 1;
+    }
+  }
+  if (args.runs("steal")) {
+    // 16 objects on rank 0, 50 us handlers from both ranks: without stealing rank 0 runs them
+    // all; with it the idle rank takes objects. Ideal: half the work on each rank.
+    const auto work = std::chrono::microseconds(50);
+    const int per_object = args.quick ? 10 : 40;
+    double off = 1e30, on = 1e30;
+    for (int round = 0; round < 3; ++round) {
+      off = std::min(off, imbalanced_seconds(comm, false, work, per_object));
+      on = std::min(on, imbalanced_seconds(comm, true, work, per_object));
+    }
+    const double ideal = 16.0 * per_object * comm.size() * 50e-6 / comm.size();
+    if (lead) {
+      report.add({"imbalanced-16-objects-50us", "steal_work", "time", on * 1e3, "ms", "no stealing", off * 1e3, 0});
+      std::printf("  (all on one rank, the work alone: %.1f ms; split evenly over the ranks: %.1f ms)\n",
+                  ideal * comm.size() * 1e3, ideal * 1e3);
     }
   }
 #if TESSERA_BENCH_EULER2D

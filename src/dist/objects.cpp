@@ -597,7 +597,7 @@ void ObjectsImpl::set_location(std::uint64_t id, int where, std::uint64_t moves,
   for (auto& m : messages) route(id, std::move(m));
 }
 
-void ObjectsImpl::do_migrate(LocalObject& object, int dest) {
+void ObjectsImpl::do_migrate(LocalObject& object, int dest, bool job_running) {
   std::vector<std::byte> f;
   Writer w(f);
   w.put(Kind::migrate);
@@ -640,10 +640,16 @@ void ObjectsImpl::do_migrate(LocalObject& object, int dest) {
     entry.moves = object.moves + 1;
   }
   ++stats.migrated_out;
-  object.scheduled = false;
-  --scheduled_;
+  if (job_running) {
+    object.scheduled = false;
+    --scheduled_;
+  } else {
+    // Its job is still queued on the executor: it finds the object retired and only then stops
+    // counting as scheduled (which keeps the runtime alive until it has run).
+    object.retired = true;
+  }
   auto it = objects.find(id);
-  retired_.push_back(std::move(it->second));  // its job is still on the stack
+  retired_.push_back(std::move(it->second));  // its job is still on the stack, or still to run
   objects.erase(it);
   emit(dest, f);
 }
@@ -679,6 +685,9 @@ void ObjectsImpl::install(Reader& in, const Batch& batch) {
   cache_.erase(id);
   ++routes_version_;
   ++stats.migrated_in;
+  steal_outstanding_ = false;  // what a thief asked for arrives as a migration like any other
+  steal_refusals_ = 0;
+  steal_pause_ = {};
   if (home(id) == rank) {
     set_location(id, rank, moves, -1);
   } else {
@@ -697,6 +706,12 @@ void ObjectsImpl::run_object(LocalObject& object) {
     std::size_t calls = 0;
     {
       std::unique_lock lock(mutex);
+      if (object.retired) {  // a thief took it while this job waited
+        --scheduled_;
+        maybe_steal();
+        maybe_report();
+        return;
+      }
       if (closing_ || !error_.empty()) {
         counters_.calls_done += static_cast<std::int64_t>(object.queued_calls);
         object.queue.clear();
@@ -707,6 +722,7 @@ void ObjectsImpl::run_object(LocalObject& object) {
         --scheduled_;
         // A report this makes wakes the progress thread itself (emit). Once scheduled_ may read
         // 0 the runtime may be destroyed: nothing of it is touched after the unlock.
+        maybe_steal();
         maybe_report();
         return;
       }
@@ -725,7 +741,7 @@ void ObjectsImpl::run_object(LocalObject& object) {
           Reader r(m.args.data, m.args.size);
           const int dest = r.get<std::int32_t>();
           if (dest != rank && types_[object.type]->movable) {
-            do_migrate(object, dest);
+            do_migrate(object, dest, true);
             return;
           }
           continue;  // here already, or pinned (a shared buffer, a mailbox): it stays
@@ -739,6 +755,7 @@ void ObjectsImpl::run_object(LocalObject& object) {
       }
       ptr = object.ptr;
       type = object.type;
+      object.running = true;
     }
     std::string problem;
     // The handlers are looked up under handlers_mutex_ (when the id changes) and run without a
@@ -803,6 +820,7 @@ void ObjectsImpl::run_object(LocalObject& object) {
     }
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     std::lock_guard lock(mutex);
+    object.running = false;
     if (rest) {
       object.queued_calls += rest->frames;
       object.queue.push_front(std::move(*rest));
@@ -813,6 +831,45 @@ void ObjectsImpl::run_object(LocalObject& object) {
     run.clear();
     if (!problem.empty()) fail("rank " + std::to_string(rank) + ": " + problem, true);
   }
+}
+
+void ObjectsImpl::maybe_steal() {
+  if (!options.steal_work || size < 2 || closing_ || !error_.empty() || !in_wait_ || steal_outstanding_ ||
+      scheduled_ != 0 || busy_ != 0)
+    return;
+  if (steal_refusals_ >= size - 1) {
+    if (std::chrono::steady_clock::now() < steal_resume_) return;
+    steal_refusals_ = 0;
+  }
+  const int victim = (rank + 1 + steal_next_++ % (size - 1)) % size;
+  steal_outstanding_ = true;
+  emit(victim, frame(Kind::steal_request, static_cast<std::int32_t>(rank)));
+}
+
+void ObjectsImpl::answer_steal(int thief) {
+  // Half of the objects with messages queued go at once (the ones waiting for a worker, most
+  // messages first), each with its queue: the thief starts on them while this rank's worker goes
+  // on with the rest. Half, as in work-stealing schedulers: one object a request left the thief
+  // idle for a round trip per object.
+  if (thief == rank || thief < 0 || thief >= size) return;  // not a frame this runtime writes
+  std::vector<LocalObject*> waiting;
+  std::size_t with_work = 0;
+  for (auto& [id, o] : objects) {
+    if (id >= reserved_names || o->queued_calls == 0) continue;
+    ++with_work;
+    if (!o->running && movable(*o)) waiting.push_back(o.get());
+  }
+  const std::size_t give = std::min(with_work / 2, waiting.size());
+  if (give == 0) {
+    emit(thief, frame(Kind::steal_refused));
+    return;
+  }
+  std::partial_sort(waiting.begin(), waiting.begin() + static_cast<std::ptrdiff_t>(give), waiting.end(),
+                    [](const LocalObject* a, const LocalObject* b) {
+                      return a->queued_calls > b->queued_calls || (a->queued_calls == b->queued_calls && a->id < b->id);
+                    });
+  for (std::size_t i = 0; i < give; ++i) do_migrate(*waiting[i], thief, false);
+  stats.stolen += give;
 }
 
 void ObjectsImpl::fail(std::string message, bool broadcast) {
@@ -917,6 +974,7 @@ bool ObjectsImpl::poll() {
     coordinator_receive(counters_);
     did = true;
   }
+  maybe_steal();
   maybe_report();
   flush();
   // Clear once nothing is left to send or to finish sending (all under `mutex`, as is setting).
@@ -1022,6 +1080,22 @@ void ObjectsImpl::process_frame(int source, Reader& in, const Batch& batch) {
       fail("tessera::dist::Objects: rank " + std::to_string(rank) + " sent '" + name + "' to " + object_text(id) +
                ", a name no rank registered",
            false);
+      break;
+    }
+    case Kind::steal_request:
+      answer_steal(in.get<std::int32_t>());
+      break;
+    case Kind::steal_refused: {
+      steal_outstanding_ = false;
+      if (++steal_refusals_ >= size - 1) {
+        // Every rank said no: ask again after a pause, so that ranks with nothing to do let
+        // termination detection see them quiet.
+        using namespace std::chrono_literals;
+        steal_pause_ = std::min(std::max(2 * steal_pause_, std::chrono::microseconds(500)),
+                                std::chrono::microseconds(8ms));
+        steal_resume_ = std::chrono::steady_clock::now() + steal_pause_;
+      }
+      maybe_steal();
       break;
     }
     case Kind::probe: {

@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstring>
 #include <memory>
@@ -56,6 +57,8 @@ enum class Kind : std::uint8_t {
   done,            // ... and rank 0 declares it
   drop_missing,    // rank 0: drop messages to names nobody registered, telling their senders
   abort,           // a handler threw somewhere: everyone stops
+  steal_request,   // from a rank with nothing to run: the thief's rank
+  steal_refused,   // ... and the answer of a rank with nothing to spare
 };
 
 /// The bytes of a batch, allocated without zeroing: MPI writes every byte of a received one, and
@@ -180,6 +183,8 @@ struct LocalObject {
   std::unordered_map<std::int32_t, std::uint64_t> expected;        // next sequence number per sender
   std::map<std::pair<std::int32_t, std::uint64_t>, Message> held;  // arrived early
   bool scheduled = false;
+  bool running = false;  // a worker runs a burst of its handlers now
+  bool retired = false;  // moved away while its job waited on the executor
   ObjectJob job;
 };
 
@@ -282,7 +287,8 @@ class ObjectsImpl {
   void emit_call(int dest, std::uint64_t id, std::uint32_t handler, std::int32_t sender, std::uint64_t seq,
                  std::uint32_t hops, const std::byte* args, std::size_t bytes);
   void set_location(std::uint64_t id, int where, std::uint64_t moves, int registered_by);
-  void do_migrate(LocalObject& object, int dest);
+  // `job_running`: called from the object's own job (else its job is still queued).
+  void do_migrate(LocalObject& object, int dest, bool job_running);
   void install(Reader& in, const Batch& batch);
   void fail(std::string message, bool broadcast);
   void maybe_report();
@@ -290,6 +296,8 @@ class ObjectsImpl {
   bool idle() const;
   void flush();
   void reap_sends();
+  void maybe_steal();
+  void answer_steal(int thief);
   void wake_poller();
 
   // Batch buffers come back here when their last message has run (received) or MPI has sent
@@ -346,6 +354,14 @@ class ObjectsImpl {
   std::vector<SendInFlight> sending_;
   std::vector<MPI_Request> sending_requests_;  // reap_sends()'s, kept for their capacity
   std::vector<int> completed_;
+
+  // Work stealing: whether a request is out, how many ranks said no in a row (a whole round of
+  // them pauses the asking until steal_resume_), and which rank is asked next.
+  bool steal_outstanding_ = false;
+  int steal_refusals_ = 0;
+  int steal_next_ = 0;
+  std::chrono::microseconds steal_pause_{0};
+  std::chrono::steady_clock::time_point steal_resume_{};
 
   Counters counters_;
   int scheduled_ = 0;

@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstring>
 #include <random>
 #include <span>
@@ -216,6 +217,89 @@ TEST(DistObjects, RunsOfMessagesToOneObjectStayInOrderThroughBurstsAndMigration)
   int sum = 0;
   for (int x : handled) sum += x;
   EXPECT_EQ(sum, n * rounds * run);
+}
+
+namespace {
+// Where an object's messages ran, besides Tracker's order check.
+struct Spread {
+  std::uint64_t next[max_ranks] = {};
+  std::uint64_t out_of_order = 0;
+  std::uint64_t ran_on[max_ranks] = {};
+};
+}  // namespace
+
+// Work stealing: every object starts on rank 0 and every rank sends each of them messages whose
+// handlers take 50 us; the other ranks, with nothing to run in wait(), ask for work and take
+// objects with their queued messages. Every message still runs once and in order per sender,
+// and some run elsewhere than on rank 0.
+TEST(DistObjects, IdleRanksStealObjectsWithTheirQueuedMessages) {
+  auto& comm = test_comm();
+  const int r = comm.rank(), n = comm.size();
+  ASSERT_LE(n, max_ranks);
+  td::ObjectsOptions options;
+  options.steal_work = true;
+  td::Objects objects(comm, options);
+  auto work = objects.handler<Spread, std::int32_t, std::uint64_t>(
+      "work", [](Spread& t, td::HandlerContext& ctx, std::int32_t sender, std::uint64_t seq) {
+        if (seq != t.next[sender]) ++t.out_of_order;
+        t.next[sender] = seq + 1;
+        ++t.ran_on[ctx.rank()];
+        const auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(50);
+        while (std::chrono::steady_clock::now() < until) {
+        }
+      });
+  const int num_objects = 16, per_object = 40;
+  if (r == 0)
+    for (int k = 0; k < num_objects; ++k) objects.add(td::ObjectName{static_cast<std::uint64_t>(k)}, Spread{});
+  objects.wait();
+  for (int j = 0; j < per_object; ++j)
+    for (int k = 0; k < num_objects; ++k)
+      objects.send(td::ObjectName{static_cast<std::uint64_t>(k)}, work, static_cast<std::int32_t>(r),
+                   static_cast<std::uint64_t>(j));
+  objects.wait();
+
+  std::uint64_t handled_here = 0, ran_elsewhere = 0;
+  for (auto name : objects.local_names()) {
+    const auto& t = objects.local<Spread>(name);
+    EXPECT_EQ(t.out_of_order, 0u) << "object " << name.id;
+    for (int s = 0; s < n; ++s) {
+      EXPECT_EQ(t.next[s], static_cast<std::uint64_t>(per_object)) << "object " << name.id << " sender " << s;
+      handled_here += t.ran_on[s];
+      if (s != 0) ran_elsewhere += t.ran_on[s];
+    }
+  }
+  const auto handled = gather_flags(static_cast<int>(handled_here));
+  const auto elsewhere = gather_flags(static_cast<int>(ran_elsewhere));
+  const auto stolen = gather_flags(static_cast<int>(objects.statistics().stolen));
+  int sum = 0, sum_elsewhere = 0, sum_stolen = 0;
+  for (int s = 0; s < n; ++s) {
+    sum += handled[static_cast<std::size_t>(s)];
+    sum_elsewhere += elsewhere[static_cast<std::size_t>(s)];
+    sum_stolen += stolen[static_cast<std::size_t>(s)];
+  }
+  EXPECT_EQ(sum, n * num_objects * per_object);
+  if (n > 1) {
+    EXPECT_GT(sum_stolen, 0);
+    EXPECT_GT(sum_elsewhere, 0) << "no message ran on a rank other than 0";
+  }
+}
+
+// Off (the default), nobody steals: the objects stay where they were added.
+TEST(DistObjects, WithoutStealingObjectsStayPut) {
+  auto& comm = test_comm();
+  const int r = comm.rank();
+  td::Objects objects(comm);
+  auto work = objects.handler<Spread, std::int32_t, std::uint64_t>(
+      "work", [](Spread& t, td::HandlerContext& ctx, std::int32_t, std::uint64_t) { ++t.ran_on[ctx.rank()]; });
+  if (r == 0)
+    for (int k = 0; k < 4; ++k) objects.add(td::ObjectName{static_cast<std::uint64_t>(k)}, Spread{});
+  for (int k = 0; k < 4; ++k)
+    for (int j = 0; j < 50; ++j)
+      objects.send(td::ObjectName{static_cast<std::uint64_t>(k)}, work, static_cast<std::int32_t>(r),
+                   static_cast<std::uint64_t>(j));
+  objects.wait();
+  EXPECT_EQ(objects.local_names().size(), r == 0 ? 4u : 0u);
+  EXPECT_EQ(objects.statistics().stolen, 0u);
 }
 
 TEST(DistObjects, HandlersSendMoreMessages) {

@@ -105,6 +105,13 @@ struct ObjectsOptions {
   std::size_t batch_bytes = 64 * 1024;
   /// Messages one object handles before its worker lets other objects run.
   std::size_t handler_burst = 64;
+  /// Work stealing between ranks (PREMA's implicit load balancing): a rank with nothing to run
+  /// while it is in wait() asks the other ranks in turn for work, and a rank with objects whose
+  /// messages wait sends it half of them (those not running now, most messages first), each with
+  /// its messages. After every rank has said no, it asks again after a pause (0.5 ms doubling to
+  /// 8 ms). Off by default: an object moves with all its state, which pays when handlers are
+  /// long and the load uneven.
+  bool steal_work = false;
 };
 
 /// Counters of this rank, for tests and reports.
@@ -115,6 +122,7 @@ struct ObjectsStatistics {
   std::uint64_t migrated_in = 0;
   std::uint64_t migrated_out = 0;
   std::uint64_t batches = 0;  // MPI messages that carried them
+  std::uint64_t stolen = 0;   // objects other ranks took from this one (ObjectsOptions::steal_work)
 };
 
 /// A load-balancing policy for Objects::rebalance: given every rank's load (the same on every
