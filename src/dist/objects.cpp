@@ -9,6 +9,7 @@
 #include <array>
 #include <chrono>
 #include <cstring>
+#include <limits>
 #include <numeric>
 #include <optional>
 
@@ -33,6 +34,8 @@ constexpr std::size_t control_payload_at = 16;
 constexpr std::size_t call_header_bytes = 32;
 constexpr std::uint64_t call_mark = 0xCA;
 constexpr std::uint64_t call_args_mask = (std::uint64_t{1} << 48) - 1;
+// A batch goes out as one MPI message, whose size is an int.
+constexpr std::size_t max_call_args = static_cast<std::size_t>(std::numeric_limits<int>::max()) - 2 * call_header_bytes;
 static_assert(call_header_bytes % args_alignment == 0 && frame_alignment % args_alignment == 0);
 
 void put_message(Writer& w, const Message& m) {
@@ -262,9 +265,10 @@ void ObjectsImpl::send_locked(std::uint64_t id, std::uint32_t handler, const std
   if (handler != migrate_handler && handler >= handler_count_.load(std::memory_order_acquire))
     throw Error("tessera::dist::Objects: send to " + object_text(id) + " with handler id " + std::to_string(handler) +
                 ", which is not registered here");
-  if (bytes > call_args_mask)
+  if (bytes > max_call_args)
     throw Error("tessera::dist::Objects: a message of " + std::to_string(bytes) + " B to " + object_text(id) +
-                " is larger than a message can be (2^48 B)");
+                " is larger than a message can be (" + std::to_string(max_call_args) +
+                " B: MPI counts bytes in an int); split it");
   // Senders write to one object many times in a row: its sequence counter is remembered (the
   // map's nodes never move, and no entry is ever erased), and where the last message to it went
   // while no object arrived, left or was heard of since.
@@ -279,7 +283,8 @@ void ObjectsImpl::send_locked(std::uint64_t id, std::uint32_t handler, const std
     return;
   }
   auto message = [&] {
-    return Message{handler, rank, seq, 0, owned ? Args(std::move(*owned)) : Args(std::vector<std::byte>(args, args + bytes))};
+    return Message{handler, rank, seq, 0,
+                   owned ? Args(std::move(*owned)) : Args(std::vector<std::byte>(args, args + bytes))};
   };
   if (!objects.empty()) {
     if (auto it = objects.find(id); it != objects.end()) {
@@ -546,14 +551,19 @@ void ObjectsImpl::flush() {
     // Tested here and in poll(), not handed to the progress engine: nobody waits for a batch
     // to leave, and each completion there woke the progress thread at once, which took the
     // core from the sending thread thousands of times a second.
+    if (batch->size() > static_cast<std::size_t>(std::numeric_limits<int>::max()))
+      throw Error("tessera::dist::Objects: " + std::to_string(batch->size()) + " B of messages to rank " +
+                  std::to_string(dest) + " are more than one MPI message can carry");
     MPI_Request request = MPI_REQUEST_NULL;
+    int rc = MPI_SUCCESS;
     {
       std::lock_guard mpi(ci.mpi_mutex);
-      check_mpi(MPI_Isend(batch->data(), static_cast<int>(batch->size()), MPI_BYTE, static_cast<int>(dest),
-                          objects_tag, channel, &request),
-                "tessera::dist::Objects: sending " + std::to_string(batch->size()) + " B of messages to rank " +
-                    std::to_string(dest));
+      rc = MPI_Isend(batch->data(), static_cast<int>(batch->size()), MPI_BYTE, static_cast<int>(dest), objects_tag,
+                     channel, &request);
     }
+    if (rc != MPI_SUCCESS)
+      throw_mpi_error(rc, "tessera::dist::Objects: sending " + std::to_string(batch->size()) +
+                              " B of messages to rank " + std::to_string(dest));
     sending_.push_back({request, std::move(batch)});
   }
   reap_sends();

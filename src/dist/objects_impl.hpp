@@ -16,10 +16,10 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstring>
-#include <memory>
 #include <deque>
 #include <future>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <shared_mutex>
 #include <span>
@@ -334,11 +334,11 @@ class ObjectsImpl {
   LastSent last_sent_;
   std::uint64_t routes_version_ = 0;  // counts changes to objects, forward_ and cache_
   std::atomic<std::uint32_t> handler_count_{0};
-  // Set (under `mutex`) when a poll has work after its receives: frames waiting to be sent, or a
-  // wait() in progress. A poll that receives nothing and finds it clear leaves `mutex` alone, so
-  // idle workers polling do not contend with a thread sending.
-  // What polls read without the lock, on a line of their own: in_wait_, and the frames_out of
-  // the last call frame written (a sender's) and of the last poll that looked (the pollers').
+  // What polls read without the lock, on a line of their own. `attention_` is set (under `mutex`)
+  // when a poll has work beyond its receives: frames waiting to be sent or being sent, or a wait()
+  // in progress (`waiting_`); a poll that receives nothing and finds it clear leaves `mutex` alone,
+  // so idle workers polling do not contend with a thread sending. The stamps: frames_out after
+  // the last call frame written (a sender's), and as the last poll that looked saw it.
   alignas(64) std::atomic<bool> attention_{false};
   std::atomic<bool> waiting_{false};
   std::atomic<std::uint64_t> sent_stamp_{0};
