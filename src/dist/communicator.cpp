@@ -19,6 +19,11 @@ namespace tessera::dist {
 namespace detail {
 namespace {
 
+// Sends up to this size complete when posted: OpenMPI's shared-memory transport copies up to
+// 256 B into its queue at once (btl_vader_max_inline_send), and its network ones send such a
+// message eagerly. A send that has not completed simply keeps a state of its own.
+constexpr std::size_t inline_send_bytes = 256;
+
 std::mutex g_mpi_life_mutex;
 int g_communicators = 0;
 bool g_tessera_initialised_mpi = false;
@@ -150,6 +155,30 @@ Request CommunicatorImpl::track(std::shared_ptr<RequestState> state) {
 
 Request CommunicatorImpl::start_send(const void* data, std::size_t bytes, int dest, int tag,
                                      std::function<void(RequestState&)> on_complete, MPI_Comm on) {
+  if (!on_complete && bytes <= inline_send_bytes && dest >= 0 && dest < size) {
+    // A small send nobody chained work to is complete as soon as it is posted (MPI copies it
+    // into the transport's queue), so it is tested at once, under the same hold of the lock, and
+    // returns the one shared completed state instead of a state of its own: 5-10 % of an 8 B
+    // one-way trip, measured alternating both ways in one process.
+    MPI_Request request = MPI_REQUEST_NULL;
+    int flag = 0;
+    int rc = MPI_SUCCESS;
+    {
+      std::lock_guard mpi(mpi_mutex);
+      rc = MPI_Isend(data, static_cast<int>(bytes), MPI_BYTE, dest, tag, on == MPI_COMM_NULL ? comm : on, &request);
+      if (rc == MPI_SUCCESS) rc = MPI_Test(&request, &flag, MPI_STATUS_IGNORE);
+    }
+    if (rc == MPI_SUCCESS && flag) return Request(sent_);
+    auto state = make_request_state();
+    state->op = "send";
+    state->peer = dest;
+    state->tag = tag;
+    state->size = bytes;
+    check_mpi(rc, *state);
+    state->request = request;
+    state->owner = this;
+    return Request(std::move(state));
+  }
   auto state = make_request_state();
   state->op = "send";
   state->peer = dest;
@@ -424,6 +453,10 @@ bool CommunicatorImpl::test_untracked(RequestState& state) {
 
 void CommunicatorImpl::wait(RequestState& state) {
   using clock = std::chrono::steady_clock;
+  if (state.done.load(std::memory_order_acquire)) {
+    if (state.error) std::rethrow_exception(state.error);
+    return;
+  }
   const bool untracked = !state.tracked.load(std::memory_order_acquire);
   // A small send is done at the first test, and a small receive within a few dozen: reading the
   // clock (a tenth of a small message's round trip) waits until those have failed.

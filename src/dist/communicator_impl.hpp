@@ -127,6 +127,15 @@ class CommunicatorImpl final : public ProgressSource {
   // Threads polling in wait(): while there are any, the progress thread need not poll itself
   // (two pollers per rank would share the cores with the other ranks' for nothing).
   std::atomic<int> polling_waiters_{0};
+  // What every small send that completed when posted returns: one complete state, shared.
+  std::shared_ptr<RequestState> sent_ = [this] {
+    auto s = std::make_shared<RequestState>();
+    s->op = "send";
+    s->owner = this;
+    s->tracked.store(true, std::memory_order_relaxed);
+    s->done.store(true, std::memory_order_relaxed);
+    return s;
+  }();
   std::atomic<bool> progress_asleep_{false};  // in its untimed wait: only then does wake() notify
   bool stop_ = false;
   std::thread progress_;
