@@ -1010,7 +1010,7 @@ void ObjectsImpl::process_batch(int source, const Batch& batch) {
       const auto bytes = static_cast<std::size_t>(word & call_args_mask);
       if (left < call_header_bytes || bytes > left - call_header_bytes)
         return unreadable("a handler message is cut short");
-      const std::size_t next = round_up(at + call_header_bytes + bytes, frame_alignment);
+      const std::size_t next = frame_after(base, at);
       if (!append_to_run(source, base + at, next, batch, memo)) {
         memo = {};  // routing may add, move or remove objects
         const CallHeader h = read_call(base + at);
@@ -1033,7 +1033,7 @@ void ObjectsImpl::process_batch(int source, const Batch& batch) {
     } catch (const std::exception& e) {
       unreadable(e.what());
     }
-    at = round_up(at + control_payload_at + length, frame_alignment);
+    at = frame_after(base, at);
   }
 }
 

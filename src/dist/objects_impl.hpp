@@ -45,8 +45,8 @@ struct Mailbox {
 constexpr std::uint32_t migrate_handler = 0xffffffffu;
 
 enum class Kind : std::uint8_t {
-  call = 1,        // a handler message (or a migration request): sent as a call frame, never with this kind
-  register_name,   // to the home rank: object, rank
+  // (Handler messages and migration requests travel as call frames, which carry no Kind.)
+  register_name = 1,  // to the home rank: object, rank
   located,         // to the home rank: object, rank, moves
   migrate,         // the object itself, with its queues and order state
   hint,            // to a sender: where an object it wrote to now lives
