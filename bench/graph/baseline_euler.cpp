@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 
 #if defined(_OPENMP)
 #include <omp.h>
@@ -44,12 +45,17 @@ inline Q force(double gamma, const Q& l, const Q& r, double dtdx) {
 EulerBaseline::EulerBaseline(const euler2d::Problem& p, double cfl)
     : nx_(p.nx), ny_(p.ny), stride_(p.nx + 2), h_(p.h), gamma_(p.gamma), cfl_(cfl), t_final_(p.t_final) {
   const std::size_t n = (nx_ + 2) * (ny_ + 2);
-  for (Fields* f : {&in_, &out_}) {
-    f->rho.assign(n, 0.0);
-    f->e.assign(n, 0.0);
-    f->u.assign(n, 0.0);
-    f->v.assign(n, 0.0);
-  }
+  // Each field's length rounded up to whole 4 KiB pages plus 17 cache lines, and the block itself
+  // aligned to a cache line, so field k starts at k * 1088 bytes modulo 4096 (see storage_).
+  const std::size_t field = (n + 511) / 512 * 512 + 17 * 8;
+  storage_.assign(8 * field + 8, 0.0);
+  double* next = storage_.data();
+  next += (64 - reinterpret_cast<std::uintptr_t>(next) % 64) % 64 / sizeof(double);
+  for (Fields* f : {&in_, &out_})
+    for (double** a : {&f->rho, &f->e, &f->u, &f->v}) {
+      *a = next;
+      next += field;
+    }
   for (std::size_t j = 0; j < ny_; ++j)
     for (std::size_t i = 0; i < nx_; ++i) {
       const double x = (static_cast<double>(i) + 0.5) * h_, y = (static_cast<double>(j) + 0.5) * h_;
@@ -82,14 +88,14 @@ void EulerBaseline::boundary(Fields& f) const {
 
 template <int Dim>
 void EulerBaseline::sweep(const Fields& in, Fields& out, double dt) const {
-  const double* __restrict rho = in.rho.data();
-  const double* __restrict e = in.e.data();
-  const double* __restrict u = in.u.data();
-  const double* __restrict v = in.v.data();
-  double* __restrict orho = out.rho.data();
-  double* __restrict oe = out.e.data();
-  double* __restrict ou = out.u.data();
-  double* __restrict ov = out.v.data();
+  const double* __restrict rho = in.rho;
+  const double* __restrict e = in.e;
+  const double* __restrict u = in.u;
+  const double* __restrict v = in.v;
+  double* __restrict orho = out.rho;
+  double* __restrict oe = out.e;
+  double* __restrict ou = out.u;
+  double* __restrict ov = out.v;
   const double dtdx = dt / h_, gamma = gamma_;
   const std::ptrdiff_t off = Dim == 0 ? 1 : static_cast<std::ptrdiff_t>(stride_);
   const std::ptrdiff_t nx = static_cast<std::ptrdiff_t>(nx_), ny = static_cast<std::ptrdiff_t>(ny_);
@@ -124,10 +130,10 @@ void EulerBaseline::sweep(const Fields& in, Fields& out, double dt) const {
 }
 
 void EulerBaseline::step() {
-  const double* __restrict rho = in_.rho.data();
-  const double* __restrict e = in_.e.data();
-  const double* __restrict u = in_.u.data();
-  const double* __restrict v = in_.v.data();
+  const double* __restrict rho = in_.rho;
+  const double* __restrict e = in_.e;
+  const double* __restrict u = in_.u;
+  const double* __restrict v = in_.v;
   const std::ptrdiff_t nx = static_cast<std::ptrdiff_t>(nx_), ny = static_cast<std::ptrdiff_t>(ny_);
   const std::ptrdiff_t s = static_cast<std::ptrdiff_t>(stride_);
   const double gamma = gamma_;

@@ -145,6 +145,9 @@ TEST_P(ForEachTiledStencil, AKernelDeclaresHowFarAlongXItReads) {
     check_with<Tiled<8>, 1>(ex, memory(), Extent<2>{61, 5}, Extent<2>{1, 1}, vvl, DeclaredStencil<1, 0>{});
     check_with<Tiled<16>, 2>(ex, memory(), Extent<2>{130, 3}, Extent<2>{3, 1}, vvl, DeclaredStencil<2, 0>{});
     check_with<Strided, 1>(ex, memory(), Extent<2>{61, 5}, Extent<2>{1, 1}, vvl, DeclaredStencil<1, 0>{});
+    // A reach of 0 runs whole tiles and the partial tiles at a row's or a chunk's ends as
+    // shorter strips; one long row is cut into chunks per worker.
+    check_with<Tiled<8>, 1>(ex, memory(), Extent<2>{20011, 1}, Extent<2>{1, 1}, vvl, DeclaredStencil<1, 0>{});
   }
 }
 
