@@ -497,13 +497,13 @@ void run_block_on_cpu(Executor* executor, const ExecOptions& options, const Laun
         const auto run_row = [&](auto fixed_reach) {
           run_row_with_reach<natural, decltype(fixed_reach)::value>(kernel, one, starts, x_begin, x_end, aligned_from);
         };
-        // Core lanes for the common stencil widths. Wider reaches keep whole strips: lanes
-        // across strips are strided loads, which cost more than the scalar strip if every lane
-        // is done that way.
         // A kernel that reads nothing along x (a y sweep) runs whole tiles, and the tiles that the
         // row's ends cut as shorter strips: one by one, the 8 sites of a Tiled<8> row's head and
         // tail cost euler2d's y sweep 12 % (a scalar kernel, not inlined, is 8 lanes' work).
         if (reach == 0) return run_row(std::integral_constant<std::size_t, 0>{});
+        // Core lanes for the common stencil widths. Wider reaches keep whole strips: lanes
+        // across strips are strided loads, which cost more than the scalar strip if every lane
+        // is done that way.
         if (reach == 1 && natural > 4) return run_row(std::integral_constant<std::size_t, 1>{});
         if (reach == 2 && natural > 8) return run_row(std::integral_constant<std::size_t, 2>{});
       }
