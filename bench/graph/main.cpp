@@ -286,6 +286,10 @@ int main(int argc, char** argv) {
     else if (a == "--reps") s.reps = static_cast<int>(next());
     else if (a == "--only" && i + 1 < argc) s.only = argv[++i];
   }
+  if (s.steps < 1 || s.reps < 1) {
+    std::fprintf(stderr, "tessera-bench-graph: --steps and --reps take a count of at least 1\n");
+    return 2;
+  }
   if (!s.only.empty() && s.only != "layouts") {
     std::fprintf(stderr, "tessera-bench-graph: --only takes 'layouts', not '%s'\n", s.only.c_str());
     return 2;
