@@ -61,7 +61,7 @@ double median(std::vector<double> v) {
   return v[v.size() / 2];
 }
 
-// The settings for one round of s.steps steps.
+// The settings for one round of s.steps steps (median_per_step of it: that round's time).
 Settings one_round(const Settings& s) {
   Settings r = s;
   r.reps = 1;
@@ -143,10 +143,10 @@ Measured measure(const std::string& kind, std::size_t parts, std::size_t nx, std
   EulerBaseline base(problem(nx, ny), 0.9);
   base.run(1);
   std::vector<double> graph_t, base_t, ratios;
+  const Settings round_of = one_round(s);
   for (int r = 0; r < s.reps; ++r) {
-    base_t.push_back(median_per_step([&](int n) { base.run(static_cast<std::size_t>(n)); }, one_round(s)));
-    graph_t.push_back(
-        median_per_step([&](int n) { g.run_n(executor, static_cast<std::size_t>(n)).get(); }, one_round(s)));
+    base_t.push_back(median_per_step([&](int n) { base.run(static_cast<std::size_t>(n)); }, round_of));
+    graph_t.push_back(median_per_step([&](int n) { g.run_n(executor, static_cast<std::size_t>(n)).get(); }, round_of));
     ratios.push_back(graph_t.back() / base_t.back());
   }
   m.graph_s = median(graph_t);
@@ -169,11 +169,7 @@ struct HostGraphRun {
     solver.add_step(g);
     g.run_n(executor, 1).get();
   }
-  double seconds_per_step(int steps) {
-    const auto a = std::chrono::steady_clock::now();
-    g.run_n(executor, static_cast<std::size_t>(steps)).get();
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - a).count() / steps;
-  }
+  void run(int steps) { g.run_n(executor, static_cast<std::size_t>(steps)).get(); }
   static euler2d::SolverOptions options(std::size_t parts) {
     euler2d::SolverOptions o;
     o.partitions = tessera::Extent<2>{1, parts};
@@ -201,14 +197,13 @@ LayoutRatios measure_layouts(std::size_t parts, const Settings& s) {
   HostGraphRun<tessera::Contiguous> contiguous(parts, s.size);
   HostGraphRun<tessera::Tiled<8>> tiled(parts, s.size);
   std::vector<double> base_t, ratio[3];
+  const Settings round_of = one_round(s);
   for (int round = 0; round < 3 * s.reps; ++round) {
-    const auto a = std::chrono::steady_clock::now();
-    base.run(static_cast<std::size_t>(s.steps));
-    const double b = std::chrono::duration<double>(std::chrono::steady_clock::now() - a).count() / s.steps;
+    const double b = median_per_step([&](int n) { base.run(static_cast<std::size_t>(n)); }, round_of);
     base_t.push_back(b);
-    ratio[0].push_back(strided.seconds_per_step(s.steps) / b);
-    ratio[1].push_back(contiguous.seconds_per_step(s.steps) / b);
-    ratio[2].push_back(tiled.seconds_per_step(s.steps) / b);
+    ratio[0].push_back(median_per_step([&](int n) { strided.run(n); }, round_of) / b);
+    ratio[1].push_back(median_per_step([&](int n) { contiguous.run(n); }, round_of) / b);
+    ratio[2].push_back(median_per_step([&](int n) { tiled.run(n); }, round_of) / b);
   }
   if (strided.solver.finished() || contiguous.solver.finished() || tiled.solver.finished())
     std::printf("WARNING: a layout's solver reached t_final during the layouts rows\n");

@@ -716,12 +716,15 @@ void ObjectsImpl::run_object(LocalObject& object) {
     std::size_t calls = 0;
     {
       std::unique_lock lock(mutex);
-      if (object.retired) {  // a thief took it while this job waited
+      // The job ends. A report this makes wakes the progress thread itself (emit). Once
+      // scheduled_ may read 0 the runtime may be destroyed: nothing of it is touched after the
+      // unlock.
+      const auto end_job = [&] {
         --scheduled_;
         maybe_steal();
         maybe_report();
-        return;
-      }
+      };
+      if (object.retired) return end_job();  // a thief took it while this job waited
       if (closing_ || !error_.empty()) {
         counters_.calls_done += static_cast<std::int64_t>(object.queued_calls);
         object.queue.clear();
@@ -729,12 +732,7 @@ void ObjectsImpl::run_object(LocalObject& object) {
       }
       if (object.queue.empty()) {
         object.scheduled = false;
-        --scheduled_;
-        // A report this makes wakes the progress thread itself (emit). Once scheduled_ may read
-        // 0 the runtime may be destroyed: nothing of it is touched after the unlock.
-        maybe_steal();
-        maybe_report();
-        return;
+        return end_job();
       }
       if (!first) {
         lock.unlock();

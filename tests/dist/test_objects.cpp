@@ -85,6 +85,11 @@ namespace {
 struct Tracker {
   std::uint64_t next[max_ranks] = {};
   std::uint64_t out_of_order = 0;
+  /// Message `seq` from `sender` ran: counts it out of order unless it is the next one.
+  void saw(std::int32_t sender, std::uint64_t seq) {
+    if (seq != next[sender]) ++out_of_order;
+    next[sender] = seq + 1;
+  }
 };
 
 // The messages rank `sender` sends in MessagesFollowMigratingObjects: which object each goes to,
@@ -108,8 +113,7 @@ TEST(DistObjects, MessagesFollowMigratingObjectsExactlyOnceInOrder) {
   td::Objects objects(comm, options);
   auto deliver = objects.handler<Tracker, std::int32_t, std::uint64_t>(
       "deliver", [](Tracker& t, td::HandlerContext&, std::int32_t sender, std::uint64_t seq) {
-        if (seq != t.next[sender]) ++t.out_of_order;
-        t.next[sender] = seq + 1;
+        t.saw(sender, seq);
       });
   const int num_objects = 24;
   const int total = 100000;  // across all ranks
@@ -171,8 +175,7 @@ TEST(DistObjects, RunsOfMessagesToOneObjectStayInOrderThroughBurstsAndMigration)
   options.handler_burst = 7;   // runs longer than a burst
   td::Objects objects(comm, options);
   auto check = [](Tracker& t, std::int32_t sender, std::uint64_t seq) {
-    if (seq != t.next[sender]) ++t.out_of_order;
-    t.next[sender] = seq + 1;
+    t.saw(sender, seq);
   };
   auto odd = objects.handler<Tracker, std::int32_t, std::uint64_t>(
       "odd", [&](Tracker& t, td::HandlerContext&, std::int32_t sender, std::uint64_t seq) { check(t, sender, seq); });
@@ -220,10 +223,8 @@ TEST(DistObjects, RunsOfMessagesToOneObjectStayInOrderThroughBurstsAndMigration)
 }
 
 namespace {
-// Where an object's messages ran, besides Tracker's order check.
-struct Spread {
-  std::uint64_t next[max_ranks] = {};
-  std::uint64_t out_of_order = 0;
+// Tracker's order check, and where an object's messages ran.
+struct Spread : Tracker {
   std::uint64_t ran_on[max_ranks] = {};
 };
 }  // namespace
@@ -241,8 +242,7 @@ TEST(DistObjects, IdleRanksStealObjectsWithTheirQueuedMessages) {
   td::Objects objects(comm, options);
   auto work = objects.handler<Spread, std::int32_t, std::uint64_t>(
       "work", [](Spread& t, td::HandlerContext& ctx, std::int32_t sender, std::uint64_t seq) {
-        if (seq != t.next[sender]) ++t.out_of_order;
-        t.next[sender] = seq + 1;
+        t.saw(sender, seq);
         ++t.ran_on[ctx.rank()];
         const auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(50);
         while (std::chrono::steady_clock::now() < until) {
