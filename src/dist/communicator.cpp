@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <limits>
 #include <string>
 #include <thread>
 
@@ -23,6 +24,48 @@ namespace {
 // 256 B into its queue at once (btl_vader_max_inline_send), and its network ones send such a
 // message eagerly. A send that has not completed simply keeps a state of its own.
 constexpr std::size_t inline_send_bytes = 256;
+
+/// A message's bytes as MPI counts them. Counts are ints: more than 2^31-1 bytes go as one
+/// element of a type made of 1 GiB pieces and the rest, which the receiver may describe
+/// differently (MPI matches messages byte for byte). Made and freed under mpi_mutex; freeing it
+/// while a send or receive that uses it is pending is allowed.
+class BytesAsType {
+ public:
+  explicit BytesAsType(std::size_t bytes) {
+    if (bytes <= static_cast<std::size_t>(std::numeric_limits<int>::max())) {
+      count_ = static_cast<int>(bytes);
+      return;
+    }
+    constexpr std::size_t piece = std::size_t{1} << 30;
+    MPI_Datatype pieces;
+    MPI_Type_contiguous(static_cast<int>(piece), MPI_BYTE, &pieces);
+    const int lengths[2] = {static_cast<int>(bytes / piece), static_cast<int>(bytes % piece)};
+    const MPI_Aint offsets[2] = {0, static_cast<MPI_Aint>(bytes / piece * piece)};
+    const MPI_Datatype types[2] = {pieces, MPI_BYTE};
+    MPI_Type_create_struct(2, lengths, offsets, types, &type_);
+    MPI_Type_commit(&type_);
+    MPI_Type_free(&pieces);
+    count_ = 1;
+  }
+  ~BytesAsType() {
+    if (type_ != MPI_BYTE) MPI_Type_free(&type_);
+  }
+  BytesAsType(const BytesAsType&) = delete;
+  BytesAsType& operator=(const BytesAsType&) = delete;
+  MPI_Datatype type() const { return type_; }
+  int count() const { return count_; }
+
+ private:
+  MPI_Datatype type_ = MPI_BYTE;
+  int count_ = 0;
+};
+
+/// The bytes a completed receive brought (MPI_Get_count's int would not hold more than 2^31-1).
+std::size_t received_bytes(const MPI_Status& status) {
+  MPI_Count bytes = 0;
+  MPI_Get_elements_x(&status, MPI_BYTE, &bytes);
+  return bytes == MPI_UNDEFINED ? 0 : static_cast<std::size_t>(bytes);
+}
 
 std::mutex g_mpi_life_mutex;
 int g_communicators = 0;
@@ -179,15 +222,14 @@ Request CommunicatorImpl::start_send(const void* data, std::size_t bytes, int de
   state->size = bytes;
   if (dest < 0 || dest >= size)
     throw Error("tessera::dist: " + state->what() + ": there are ranks 0 to " + std::to_string(size - 1));
-  if (bytes > static_cast<std::size_t>(std::numeric_limits<int>::max()))
-    throw Error("tessera::dist: " + state->what() + ": messages are limited to 2^31-1 bytes; split it");
   state->on_complete = std::move(on_complete);
   if (small) {
     check_mpi(rc, *state);
     state->request = posted;  // posted, not done yet
   } else {
     std::lock_guard mpi(mpi_mutex);
-    check_mpi(MPI_Isend(data, static_cast<int>(bytes), MPI_BYTE, dest, tag, to, &state->request), *state);
+    const BytesAsType message(bytes);
+    check_mpi(MPI_Isend(data, message.count(), message.type(), dest, tag, to, &state->request), *state);
   }
   if (state->on_complete) return track(std::move(state));
   state->owner = this;
@@ -204,12 +246,11 @@ Request CommunicatorImpl::start_recv(void* data, std::size_t capacity, int sourc
   state->size = capacity;
   if (source != MPI_ANY_SOURCE && (source < 0 || source >= size))
     throw Error("tessera::dist: " + state->what() + ": there are ranks 0 to " + std::to_string(size - 1));
-  if (capacity > static_cast<std::size_t>(std::numeric_limits<int>::max()))
-    throw Error("tessera::dist: " + state->what() + ": messages are limited to 2^31-1 bytes; split it");
   state->on_complete = std::move(on_complete);
   {
     std::lock_guard mpi(mpi_mutex);
-    check_mpi(MPI_Irecv(data, static_cast<int>(capacity), MPI_BYTE, source, tag, comm, &state->request), *state);
+    const BytesAsType message(capacity);
+    check_mpi(MPI_Irecv(data, message.count(), message.type(), source, tag, comm, &state->request), *state);
   }
   if (state->on_complete) return track(std::move(state));
   state->owner = this;
@@ -309,13 +350,13 @@ bool CommunicatorImpl::poll_once() {
         const auto i = static_cast<std::size_t>(indices[static_cast<std::size_t>(k)]);
         auto& st = statuses[static_cast<std::size_t>(k)];
         auto& s = *active_[i];
-        int received = 0;
+        std::size_t received = 0;
         if (s.is_receive) {
           int cancelled = 0;
           MPI_Test_cancelled(&st, &cancelled);
-          if (!cancelled) MPI_Get_count(&st, MPI_BYTE, &received);
+          if (!cancelled) received = received_bytes(st);
         }
-        s.bytes = static_cast<std::size_t>(received);
+        s.bytes = received;
         const int err = rc == MPI_ERR_IN_STATUS ? st.MPI_ERROR : MPI_SUCCESS;
         finished.push_back(active_[i]);
         active_[i]->request = MPI_REQUEST_NULL;
@@ -436,11 +477,7 @@ bool CommunicatorImpl::test_untracked(RequestState& state) {
     return true;
   }
   if (!flag) return false;
-  if (state.is_receive) {
-    int received = 0;
-    MPI_Get_count(&status, MPI_BYTE, &received);
-    state.bytes = static_cast<std::size_t>(received);
-  }
+  if (state.is_receive) state.bytes = received_bytes(status);
   complete(state, MPI_SUCCESS, false);
   return true;
 }

@@ -9,6 +9,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <limits>
 #include <vector>
 
 #include "../layout/layout_test_types.hpp"
@@ -171,6 +173,45 @@ TEST(CudaKernels, CubReductionsMatchTheHost) {
   EXPECT_EQ(sum.value(), want);
   EXPECT_EQ(hi.value(), *std::max_element(dense.begin(), dense.end()));
   EXPECT_EQ(lo.value(), *std::min_element(dense.begin(), dense.end()));
+}
+
+struct TwiceContributing {
+  TESSERA_HOST_DEVICE void operator()(auto in, auto out, auto c) const { *c = *out = 2.0 * *in; }
+};
+struct OddContributing {
+  TESSERA_HOST_DEVICE void operator()(auto in, auto c) const {
+    if (static_cast<long long>(*in) % 2 == 1) *c = *in;
+  }
+};
+
+// reduce_into on a GPU: each site's contribution through device scratch and the CUB reduction,
+// over two blocks, with the kernel's own writes unchanged.
+TEST(CudaKernels, ReduceIntoMatchesTheHost) {
+  SKIP_WITHOUT_GPU();
+  DeviceSet devices = DeviceSet::cuda(tessera_test::small_cuda_options());
+  MemoryManager memory(devices);
+  Executor ex{ExecutorOptions{}};
+  const Extent<2> n{513, 257};
+  TensorOptions<2> o;
+  o.partitions = Extent<2>{1, 2};
+  Tensor<double, 2> t(memory, n, o.named("t")), twice(memory, n, o.named("twice"));
+  std::vector<double> dense(n.volume());
+  for (std::size_t k = 0; k < dense.size(); ++k) dense[k] = static_cast<double>((k * 7919) % 10007);
+  t.fill_from(dense.data());
+  ReductionResult<double> sum, hi;
+  for_each(ex, TwiceContributing{}, read_only(t), write_only(twice), reduce_into(sum, Sum{}));
+  // Only odd values store: the others contribute Max's identity.
+  for_each(ex, OddContributing{}, read_only(t), reduce_into(hi, Max{}));
+  double want = 0, odd = std::numeric_limits<double>::lowest();
+  for (double v : dense) {
+    want += 2.0 * v;  // integers below 2^53: exact in any order
+    if (static_cast<long long>(v) % 2 == 1) odd = std::max(odd, v);
+  }
+  EXPECT_EQ(sum.value(), want);
+  EXPECT_EQ(hi.value(), odd);
+  std::vector<double> got(n.volume());
+  twice.gather_to(got.data());
+  for (std::size_t k = 0; k < got.size(); ++k) ASSERT_EQ(got[k], 2.0 * dense[k]) << k;
 }
 
 }  // namespace

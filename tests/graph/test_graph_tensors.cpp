@@ -9,6 +9,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
+#include <cstdint>
 #include <functional>
 #include <string>
 #include <vector>
@@ -215,6 +217,70 @@ TEST_P(GraphTensors, ConditionalMapReduceRunsUntilThePredicateFails) {
   init.run(ex).get();
   EXPECT_EQ(passes, 4);
   EXPECT_EQ(sum.value(), 0.0);
+}
+
+// A split that reduces as it runs (reduce_into): its final node combines the blocks' partials
+// before the next level, every run, and a conditional reads the result of its own pass. The
+// same map-reduce as above, with the reduction in the kernel, and a 2-D stencil over halo nodes.
+TEST_P(GraphTensors, SplitWithReduceIntoFinishesBeforeTheNextLevel) {
+  TensorOptions<1> o;
+  o.partitions = Extent<1>{parts()};
+  Tensor<double, 1> x(memory(), Extent<1>{100}, o.named("x"));
+  ReductionResult<double> sum;
+  std::vector<double> seen;
+  int passes = 0;
+  Graph init("init"), map_reduce("map reduce");
+  init.split([] TESSERA_HOST_DEVICE(auto it) { *it = 4.0; }, x);
+  map_reduce
+      .split([] TESSERA_HOST_DEVICE(auto it, auto c) { *c = *it -= 1.0; }, x, reduce_into(sum, Sum{}))
+      .then([&] { seen.push_back(sum.value()); })
+      .conditional([&] {
+        ++passes;
+        return sum.value() != 0.0;
+      });
+  EXPECT_EQ(map_reduce.count(GraphNodeRole::reduce_final), 1u);
+  init.then(map_reduce);
+  init.run(ex).get();
+  EXPECT_EQ(passes, 4);
+  EXPECT_EQ(seen, (std::vector<double>{300.0, 200.0, 100.0, 0.0}));
+
+  // Jacobi in 2-D, largest change reduced in the sweep, run twice from the same start.
+  const Extent<2> n{40, 24};
+  TensorOptions<2> p;
+  p.partitions = Extent<2>{2, parts() / 2 > 0 ? parts() / 2 : 1};
+  p.padding = Index<2>{1, 1};
+  Tensor<double, 2> u(memory(), n, p.named("u")), v(memory(), n, p.named("v"));
+  std::vector<double> start(n.volume());
+  for (std::size_t k = 0; k < start.size(); ++k) start[k] = static_cast<double>((k * 7919) % 113);
+  std::vector<double> want(n.volume());
+  double largest = 0;
+  const auto nx = static_cast<std::int64_t>(n.sizes[0]), ny = static_cast<std::int64_t>(n.sizes[1]);
+  auto at = [&](std::int64_t i, std::int64_t j) {
+    return i < 0 || j < 0 || i >= nx || j >= ny ? 0.0 : start[static_cast<std::size_t>(j * nx + i)];
+  };
+  for (std::int64_t j = 0; j < ny; ++j)
+    for (std::int64_t i = 0; i < nx; ++i) {
+      const double a = (at(i - 1, j) + at(i + 1, j) + at(i, j - 1) + at(i, j + 1)) / 4.0;
+      want[static_cast<std::size_t>(j * nx + i)] = a;
+      largest = std::max(largest, std::fabs(a - at(i, j)));
+    }
+  ReductionResult<double> change;
+  Graph sweep("sweep");
+  sweep.split(
+      [] TESSERA_HOST_DEVICE(auto in, auto out, auto c) {
+        *out = (*in.offset(0, -1) + *in.offset(0, 1) + *in.offset(1, -1) + *in.offset(1, 1)) / 4.0;
+        *c = std::fabs(*out - *in);
+      },
+      concurrent_padded_access(u), write_only(v), reduce_into(change, Max{}));
+  for (int run = 0; run < 2; ++run) {
+    u.fill_from(start.data());
+    sweep.run(ex).get();
+    ASSERT_TRUE(change.is_complete());
+    EXPECT_EQ(change.value(), largest);
+    std::vector<double> got(n.volume());
+    v.gather_to(got.data());
+    EXPECT_EQ(got, want);
+  }
 }
 
 // A std::cref argument is read each time the node runs.

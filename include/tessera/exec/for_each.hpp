@@ -34,6 +34,7 @@
 #include "tessera/exec/detail/cuda_block.hpp"
 #include "tessera/exec/detail/kernel_launch.hpp"
 #include "tessera/exec/exec_options.hpp"
+#include "tessera/exec/reduce_into.hpp"
 #include "tessera/exec/tensor_concept.hpp"
 #include "tessera/memory/detail/host_holds.hpp"
 #include "tessera/memory/detail/stream_accesses.hpp"
@@ -181,11 +182,21 @@ std::optional<Event> launch_block(Executor* executor, const ExecOptions& options
               }
               std::size_t shared_bytes = 0;
               std::apply([&](auto&... ba) { (place_stage<rank>(ba, tile, shared_bytes), ...); }, block_args);
+              // A reduction's contributions go to device memory, folded after the kernel.
+              auto device_args = std::apply(
+                  [&](const auto&... ba) {
+                    return std::make_tuple(contributions_on_cuda<rank>(stream.device(), n, ba)...);
+                  },
+                  block_args);
               const char* failed = std::apply(
                   [&](const auto&... ba) {
                     return launch_block_on_cuda<staged>(native, threads, shared_bytes, launch, n, kernel, ba...);
                   },
-                  block_args);
+                  device_args);
+              // (Folded even after a failed launch, which frees them; the error below is what counts.)
+              std::apply(
+                  [&](const auto&... ba) { (fold_contributions_on_cuda<rank>(stream.device(), stream, launch, ba), ...); },
+                  device_args);
               if (failed != nullptr)
                 throw_cuda_launch_error(work() + (staged ? " (in_shared: " + std::to_string(shared_bytes) +
                                                                " bytes of shared memory asked)"
@@ -218,7 +229,35 @@ std::optional<Event> launch_block(Executor* executor, const ExecOptions& options
 
 }  // namespace detail
 
-/// Runs `kernel` at every interior site of the tensor arguments (see the top of this file).
+namespace detail {
+/// Runs `kernel` over `blocks` blocks of the (checked) arguments: device blocks first (they only
+/// enqueue), then host blocks, then waits for the devices.
+template <typename F, typename... A, typename Variant = build_variant>
+void run_blocks(Executor& executor, const ExecOptions& options, std::size_t blocks, F& kernel, A&&... args) {
+  auto& first = first_tensor(args...);
+  std::vector<Event> pending;
+  for (std::size_t b = 0; b < blocks; ++b) {
+    if (!runs_on_device(first, b, options)) continue;
+    if (std::optional<Event> done = launch_block(&executor, options, b, kernel, args...))
+      pending.push_back(std::move(*done));
+  }
+  for (std::size_t b = 0; b < blocks; ++b)
+    if (!runs_on_device(first, b, options)) launch_block(&executor, options, b, kernel, args...);
+  for (Event& e : pending) e.synchronize();
+}
+
+/// A for_each argument as a block's launch takes it: a reduce_into becomes its blocks' slots.
+template <typename A, typename Slots>
+decltype(auto) with_slots(A&& a, Slots& slots) {
+  if constexpr (is_reduce_into<std::remove_cvref_t<A>>::value)
+    return ReductionSlots<typename Slots::value_type, decltype(a.reducer)>{slots.data(), a.reducer};
+  else
+    return std::forward<A>(a);
+}
+}  // namespace detail
+
+/// Runs `kernel` at every interior site of the tensor arguments (see the top of this file); with
+/// a reduce_into argument, its result is complete on return (reduce_into.hpp).
 /// Throws tessera::Error when no argument is a tensor, tensors differ in sizes, partitions or
 /// placement, or a block is on a CUDA device and this call was not compiled by nvcc.
 template <typename F, typename... A, typename Variant = detail::build_variant>
@@ -226,18 +265,18 @@ template <typename F, typename... A, typename Variant = detail::build_variant>
 void for_each(Executor& executor, const ExecOptions& options, F&& kernel, A&&... args) {
   static_assert((detail::is_tensor_argument<A>() || ...),
                 "tessera::for_each needs at least one tensor argument to iterate over");
+  static_assert(detail::count_reduce_into<A...>() <= 1, "tessera::for_each takes at most one reduce_into argument");
   const std::size_t blocks = detail::check_kernel_arguments("tessera::for_each", options, args...);
-  auto& first = detail::first_tensor(args...);
-  // Device blocks first (they only enqueue), then host blocks, then wait for the devices.
-  std::vector<Event> pending;
-  for (std::size_t b = 0; b < blocks; ++b) {
-    if (!detail::runs_on_device(first, b, options)) continue;
-    if (std::optional<Event> done = detail::launch_block(&executor, options, b, kernel, args...))
-      pending.push_back(std::move(*done));
+  if constexpr (detail::count_reduce_into<A...>() == 1) {
+    auto& into = detail::reduce_into_arg(args...);
+    using R = std::remove_cvref_t<decltype(*into.result)>::value_type;
+    into.result->reset();
+    std::vector<R> partials(blocks, decltype(into.reducer)::template identity<R>());
+    detail::run_blocks(executor, options, blocks, kernel, detail::with_slots(std::forward<A>(args), partials)...);
+    into.result->set(detail::combine_partials(detail::first_tensor(args...), partials, into.reducer));
+  } else {
+    detail::run_blocks(executor, options, blocks, kernel, std::forward<A>(args)...);
   }
-  for (std::size_t b = 0; b < blocks; ++b)
-    if (!detail::runs_on_device(first, b, options)) detail::launch_block(&executor, options, b, kernel, args...);
-  for (Event& e : pending) e.synchronize();
 }
 
 /// for_each with default ExecOptions.

@@ -110,6 +110,7 @@ struct Min {
 template <typename T>
 class ReductionResult {
  public:
+  using value_type = T;
   ReductionResult() = default;
   ReductionResult(const ReductionResult&) = delete;
   ReductionResult& operator=(const ReductionResult&) = delete;
@@ -142,16 +143,6 @@ struct SiteValue {
     return static_cast<std::remove_cvref_t<decltype(*it)>>(*it);
   }
 };
-
-/// Whether `Reducer` says its result does not depend on the order values are folded in
-/// (`static constexpr bool any_order = true`), so a row may be folded in vector lanes.
-template <typename Reducer>
-constexpr bool folds_in_any_order() {
-  if constexpr (requires { Reducer::any_order; })
-    return Reducer::any_order;
-  else
-    return false;
-}
 
 /// The lanes a row is folded in (see reduce_block_rows): a tile of a Tiled record, whose lanes
 /// are then one aligned vector per member, otherwise 64 bytes of R.
@@ -279,6 +270,24 @@ std::optional<Event> reduce_block(Executor* executor, Tn& tensor, std::size_t b,
   });
 }
 
+/// The blocks' partials of a reduction over `tensor`, combined in block order; for a
+/// distributed tensor, every rank's total combined in rank order (the same on every rank).
+/// Collective over the tensor's ranks.
+template <TensorLike Tn, typename R, typename Reducer>
+R combine_partials(Tn& tensor, const std::vector<R>& partials, const Reducer& reducer) {
+  R total = Reducer::template identity<R>();
+  for (const R& p : partials) total = reducer(total, p);
+  if constexpr (requires { tensor.ranks(); }) {
+    if (Ranks* ranks = tensor.ranks()) {
+      static_assert(std::is_trivially_copyable_v<R>, "a reduction over ranks sends its value as bytes");
+      std::vector<R> all(static_cast<std::size_t>(ranks->size()));
+      all_gather(*ranks, tensor.collective_channel(), &total, sizeof(R), all.data());
+      total = Reducer::template identity<R>();
+      for (const R& r : all) total = reducer(total, r);
+    }
+  }
+  return total;
+}
 }  // namespace detail
 
 /// Folds `map(it)` over every interior site of `tensor` with `reducer` (Sum, Max, Min, or any
@@ -300,19 +309,7 @@ void reduce(Executor& executor, Tn& tensor, ReductionResult<R>& result, const Re
   for (std::size_t b = 0; b < blocks; ++b)
     if (tensor.space(b) == 0) detail::reduce_block<R>(&executor, tensor, b, reducer, map, &partials[b]);
   for (Event& e : pending) e.synchronize();
-  R total = Reducer::template identity<R>();
-  for (const R& p : partials) total = reducer(total, p);
-  if constexpr (requires { tensor.ranks(); }) {
-    // A distributed tensor: every rank's total, combined in rank order (the same on every rank).
-    if (Ranks* ranks = tensor.ranks()) {
-      static_assert(std::is_trivially_copyable_v<R>, "a reduction over ranks sends its value as bytes");
-      std::vector<R> all(static_cast<std::size_t>(ranks->size()));
-      all_gather(*ranks, tensor.collective_channel(), &total, sizeof(R), all.data());
-      total = Reducer::template identity<R>();
-      for (const R& r : all) total = reducer(total, r);
-    }
-  }
-  result.set(total);
+  result.set(detail::combine_partials(tensor, partials, reducer));
 }
 
 }  // namespace tessera

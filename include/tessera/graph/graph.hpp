@@ -17,7 +17,8 @@
 //   step.run_n(executor, 100).get();
 //
 // Kernel arguments are as for tessera::for_each; a std::reference_wrapper argument
-// (std::cref(dt)) is read each time the node runs and handed to the kernel by value.
+// (std::cref(dt)) is read each time the node runs and handed to the kernel by value; a
+// reduce_into(result, reducer) argument adds a final node that combines the blocks' partials.
 
 #include <algorithm>
 #include <atomic>
@@ -259,6 +260,11 @@ class Graph {
     auto& first = std::apply([](auto&... s) -> decltype(auto) { return detail::first_tensor(detail::launch_view(s)...); },
                              stored);
     const std::size_t key = detail::partitioning_key(first);
+    static_assert(detail::count_reduce_into<A...>() <= 1, "Graph::split takes at most one reduce_into argument");
+    auto size_partials = [blocks](auto& s) {
+      if constexpr (detail::is_stored_reduction<std::remove_cvref_t<decltype(s)>>::value) s.size_partials(blocks);
+    };
+    std::apply([&](auto&... s) { (size_partials(s), ...); }, stored);
     begin_operation(new_level, "split");
 
     // Halo transfers of padded arguments, and the blocks each one reads (source) and writes.
@@ -317,6 +323,7 @@ class Graph {
     std::apply([&](auto&... s) { (add_halos(s), ...); }, stored);
 
     auto context = context_;
+    std::vector<Node*> parts;
     for (std::size_t b = 0; b < blocks; ++b) {
       Node* node;
       if (detail::runs_on_device(first, b, options)) {
@@ -324,6 +331,7 @@ class Graph {
                                          [options, b, kernel, stored](Stream&) mutable {
                                            std::apply(
                                                [&](auto&... s) {
+                                                 (detail::reset_result(s), ...);
                                                  detail::launch_block(nullptr, options, b, kernel,
                                                                       detail::launch_arg(s)...);
                                                },
@@ -332,8 +340,12 @@ class Graph {
       } else {
         node = &stage_graph().emplace([context, options, b, kernel, stored]() mutable {
           Executor* ex = detail::run_executor(*context);
-          std::apply([&](auto&... s) { detail::launch_block(ex, options, b, kernel, detail::launch_arg(s)...); },
-                     stored);
+          std::apply(
+              [&](auto&... s) {
+                (detail::reset_result(s), ...);
+                detail::launch_block(ex, options, b, kernel, detail::launch_arg(s)...);
+              },
+              stored);
         });
       }
       Entry e{node, {b}, key};
@@ -342,7 +354,14 @@ class Graph {
       for (Node* h : out_of[b]) h->precede(*node);
       std::apply([&](auto&... s) { (declare_block_access(*node, b, detail::launch_view(s)), ...); }, stored);
       record(e, GraphNodeRole::split, " [b" + std::to_string(b) + "]");
+      parts.push_back(node);
     }
+    // A reduce_into: the blocks' partials combined, as a reduce's are.
+    auto add_final = [&](auto& s) {
+      if constexpr (detail::is_stored_reduction<std::remove_cvref_t<decltype(s)>>::value)
+        add_reduce_final(first, s.partials, *s.result, s.reducer, parts);
+    };
+    std::apply([&](auto&... s) { (add_final(s), ...); }, stored);
     return *this;
   }
 
@@ -377,6 +396,15 @@ class Graph {
       record(e, GraphNodeRole::reduce_partial, " [b" + std::to_string(b) + "]");
       parts.push_back(node);
     }
+    add_reduce_final(tensor, partials, result, reducer, parts);
+    return *this;
+  }
+
+  // The node that combines a reduction's per-block partials (made by `parts`) in block order
+  // into `result`, across ranks for a distributed tensor, and marks it complete.
+  template <class Tn, class R, class Reducer>
+  void add_reduce_final(Tn& tensor, std::shared_ptr<std::vector<R>> partials, ReductionResult<R>& result,
+                        const Reducer& reducer, const std::vector<Node*>& parts) {
     Node* final_ptr = nullptr;
     if constexpr (requires { tensor.ranks(); }) {
       if (tensor.ranks() != nullptr) final_ptr = &add_rank_reduce_final(*tensor.ranks(), partials, result, reducer);
@@ -390,7 +418,6 @@ class Graph {
     Node& final_node = *final_ptr;
     for (Node* p : parts) p->precede(final_node);
     record(Entry{&final_node, {}, 0}, GraphNodeRole::reduce_final, " final");
-    return *this;
   }
 
   // Distributed tensors: per neighbouring rank, a node packing the halo into a message and an

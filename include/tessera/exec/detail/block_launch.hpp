@@ -9,6 +9,7 @@
 
 #include "tessera/core/error.hpp"
 #include "tessera/exec/detail/block_args.hpp"
+#include "tessera/exec/detail/site_reduction.hpp"
 #include "tessera/exec/tensor_concept.hpp"
 #include "tessera/memory/access.hpp"
 #include "tessera/memory/buffer.hpp"
@@ -144,6 +145,8 @@ auto block_arg(A& a, std::size_t b, std::byte* data) {
         data, a.tensor.geometry(b)};
   } else if constexpr (TensorLike<V>) {
     return TensorBlockArg<typename V::value_type, V::dims, typename V::layout_type>{data, a.geometry(b)};
+  } else if constexpr (is_reduction_slots<V>::value) {
+    return ReduceBlockArg<std::remove_pointer_t<decltype(a.slots)>, decltype(a.reducer)>{a.slots + b, a.reducer};
   } else {
     return ValueArg<std::decay_t<A>>{a};
   }

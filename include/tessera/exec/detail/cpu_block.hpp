@@ -12,10 +12,12 @@
 #include <tuple>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 #include "tessera/core/index.hpp"
 #include "tessera/exec/detail/block_args.hpp"
 #include "tessera/exec/detail/independent_lanes.hpp"
+#include "tessera/exec/detail/site_reduction.hpp"
 #include "tessera/exec/detail/staged_tile.hpp"
 #include "tessera/exec/exec_options.hpp"
 #include "tessera/layout/layout.hpp"
@@ -377,6 +379,17 @@ template <std::size_t N, std::size_t R, typename F, typename... S, std::size_t..
   }
 }
 
+/// An argument's iterator at the start of a row (site_arg); a reduction's is the row's
+/// contributions, `row` (site_reduction.hpp).
+template <std::size_t D, typename A, typename Row>
+TESSERA_FORCE_INLINE decltype(auto) row_start(const A& a, const LaunchShape<D>& launch, const Index<D>& local,
+                                              Row* row) {
+  if constexpr (is_reduce_block_arg<A>::value)
+    return Contribution<Row>{row};
+  else
+    return site_arg(a, launch, local);
+}
+
 /// The global index of the first tensor argument's first interior site.
 template <std::size_t D, typename A0, typename... A>
 Index<D> block_origin(const A0& a0, const A&... rest) {
@@ -393,6 +406,9 @@ Index<D> block_origin(const A0& a0, const A&... rest) {
 template <std::size_t D, typename F, typename... A>
 void run_block_edges_on_cpu(Executor* executor, const ExecOptions& options, const LaunchShape<D>& launch,
                             const Extent<D>& n, std::size_t rows, F& kernel, const A&... args) {
+  using Reduced = typename reduced_type<A...>::type;
+  constexpr bool reduces = !std::is_void_v<Reduced>;
+  std::vector<std::conditional_t<reduces, Reduced, char>> partials(reduces ? rows : 0);
   const auto w = static_cast<std::int64_t>(options.edge_width);
   const Index<D> origin = block_origin<D>(args...);
   const auto nx = static_cast<std::int64_t>(n.sizes[0]);
@@ -410,30 +426,50 @@ void run_block_edges_on_cpu(Executor* executor, const ExecOptions& options, cons
       const std::int64_t g = origin.coords[d] + local.coords[d];
       whole = whole || g < w || g >= static_cast<std::int64_t>(launch.global_size.sizes[d]) - w;
     }
-    auto starts = std::make_tuple(site_arg(args, launch, local)...);
+    Reduced* contributions = nullptr;
+    if constexpr (reduces) {
+      contributions = cpu_contribution_row<Reduced>(n.sizes[0]);
+      clear_contributions(reduce_block_arg(args...), contributions, n.sizes[0]);
+    }
+    auto starts = std::make_tuple(row_start(args, launch, local, contributions)...);
     auto one = [&](std::int64_t x) {
       std::apply([&](const auto&... s) { kernel(along_x(s, static_cast<std::ptrdiff_t>(x))...); }, starts);
     };
     if (whole) {
       for (std::int64_t x = 0; x < nx; ++x) one(x);
-      return;
+    } else {
+      for (std::int64_t x = 0; x < low_end; ++x) one(x);
+      for (std::int64_t x = high_begin; x < nx; ++x) one(x);
     }
-    for (std::int64_t x = 0; x < low_end; ++x) one(x);
-    for (std::int64_t x = high_begin; x < nx; ++x) one(x);
+    if constexpr (reduces)
+      partials[row] = fold_contributions(contributions, static_cast<std::size_t>(nx), reduce_block_arg(args...).reducer);
   };
   if (executor != nullptr && rows > 1)
     executor->parallel_for(0, rows, run_row, options.rows_per_task);
   else
     for (std::size_t row = 0; row < rows; ++row) run_row(row);
+  if constexpr (reduces) {
+    const auto& into = reduce_block_arg(args...);
+    *into.slot = fold_contributions(partials.data(), partials.size(), into.reducer);
+  }
 }
 
+/// Runs `kernel` at every site of a block of `n` sites on the CPU (see the top of this file).
+/// With a reduction argument (reduce_into), each row's (or row chunk's) contributions are folded
+/// as it ends, and the rows' partials in row order into the argument's slot.
 template <std::size_t D, typename F, typename... A>
 void run_block_on_cpu(Executor* executor, const ExecOptions& options, const LaunchShape<D>& launch,
                       const Extent<D>& n, F& kernel, const A&... args) {
+  using Reduced = typename reduced_type<A...>::type;
+  constexpr bool reduces = !std::is_void_v<Reduced>;
+  static_assert(count_reduce_block_args<A...>() <= 1, "a kernel takes at most one reduce_into argument");
   const std::size_t nx = n.sizes[0];
   std::size_t rows = 1;
   for (std::size_t d = 1; d < D; ++d) rows *= n.sizes[d];
-  if (nx == 0 || rows == 0) return;
+  if (nx == 0 || rows == 0) {
+    if constexpr (reduces) clear_contributions(reduce_block_arg(args...), reduce_block_arg(args...).slot, 1);
+    return;
+  }
   if (options.edge_width > 0) return run_block_edges_on_cpu<D>(executor, options, launch, n, rows, kernel, args...);
 
   std::size_t vvl = options.vvl != 0 ? options.vvl : default_vvl<A...>();
@@ -456,20 +492,9 @@ void run_block_on_cpu(Executor* executor, const ExecOptions& options, const Laun
   // the memory layer refuses the second hold.)
   const bool stage_rows = chunks_per_row == 1;
 
-  auto run_item = [&](std::size_t item) {
-    const std::size_t row = item / chunks_per_row;
-    const std::size_t part = item % chunks_per_row;
-    std::size_t x_begin = part * chunk;
-    std::size_t x_end = std::min(nx, x_begin + chunk);
-    if (x_begin >= x_end) return;
-
-    Index<D> local{};
-    std::size_t r = row;
-    for (std::size_t d = 1; d < D; ++d) {
-      local.coords[d] = static_cast<std::int64_t>(r % n.sizes[d]);
-      r /= n.sizes[d];
-    }
-    auto starts = std::make_tuple(site_arg(args, launch, local)...);
+  // Sites [x_begin, x_end) of the row at `local`, a reduction's contributions going to `row`.
+  auto run_sites = [&](const Index<D>& local, std::size_t x_begin, std::size_t x_end, Reduced* row) {
+    auto starts = std::make_tuple(row_start(args, launch, local, row)...);
     auto one = [&](std::size_t x) {
       std::apply([&](const auto&... s) { kernel(along_x(s, static_cast<std::ptrdiff_t>(x))...); }, starts);
     };
@@ -531,10 +556,38 @@ void run_block_on_cpu(Executor* executor, const ExecOptions& options, const Laun
   };
 
   const std::size_t items = rows * chunks_per_row;
+  std::vector<std::conditional_t<reduces, Reduced, char>> partials(
+      reduces ? items : 0, partial_identity<std::conditional_t<reduces, Reduced, char>>(args...));
+  auto run_item = [&](std::size_t item) {
+    const std::size_t row = item / chunks_per_row;
+    const std::size_t part = item % chunks_per_row;
+    const std::size_t x_begin = part * chunk;
+    const std::size_t x_end = std::min(nx, x_begin + chunk);
+    Index<D> local{};
+    std::size_t r = row;
+    for (std::size_t d = 1; d < D; ++d) {
+      local.coords[d] = static_cast<std::int64_t>(r % n.sizes[d]);
+      r /= n.sizes[d];
+    }
+    if (x_begin >= x_end) return;  // a reduction's partial stays the identity
+    if constexpr (reduces) {
+      const auto& into = reduce_block_arg(args...);
+      Reduced* contributions = cpu_contribution_row<Reduced>(nx);
+      clear_contributions(into, contributions + x_begin, x_end - x_begin);
+      run_sites(local, x_begin, x_end, contributions);
+      partials[item] = fold_contributions(contributions + x_begin, x_end - x_begin, into.reducer);
+    } else {
+      run_sites(local, x_begin, x_end, nullptr);
+    }
+  };
   if (executor != nullptr && items > 1) {
     executor->parallel_for(0, items, run_item, options.rows_per_task);
   } else {
     for (std::size_t i = 0; i < items; ++i) run_item(i);
+  }
+  if constexpr (reduces) {
+    const auto& into = reduce_block_arg(args...);
+    *into.slot = fold_contributions(partials.data(), partials.size(), into.reducer);
   }
 }
 

@@ -16,6 +16,7 @@
 #include "tessera/core/box.hpp"
 #include "tessera/core/index.hpp"
 #include "tessera/exec/detail/block_args.hpp"
+#include "tessera/exec/detail/site_reduction.hpp"
 #include "tessera/exec/exec_options.hpp"
 #include "tessera/sched/executor.hpp"
 #include "tessera/tensor/block_geometry.hpp"
@@ -103,6 +104,8 @@ decltype(auto) tile_site_arg(const A& a, const TileStage<A, D>&, const LaunchSha
 template <std::size_t D, typename F, typename... A>
 void run_block_on_cpu_shared(Executor* executor, const ExecOptions& options, const LaunchShape<D>& launch,
                              const Extent<D>& n, F& kernel, const A&... args) {
+  static_assert(count_reduce_block_args<A...>() == 0,
+                "reduce_into cannot be combined with in_shared arguments: stage the tensors, or reduce in a second kernel");
   Extent<D> tile;
   Extent<D> tiles;
   for (std::size_t d = 0; d < D; ++d) {

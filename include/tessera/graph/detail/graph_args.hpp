@@ -5,10 +5,12 @@
 
 #include <cstddef>
 #include <functional>
+#include <memory>
 #include <type_traits>
 #include <utility>
 
 #include "tessera/exec/detail/block_launch.hpp"
+#include "tessera/exec/reduce_into.hpp"
 #include "tessera/exec/tensor_concept.hpp"
 #include "tessera/graph/padded_access.hpp"
 
@@ -77,6 +79,24 @@ auto store_padded(const PaddedAccessArg<Tn, S, M>& a) {
     return Stored{&a.tensor};
 }
 
+/// A reduce_into argument as kept: the result, and one partial per block (sized once the
+/// split's block count is known), shared by the split's nodes and its final node.
+template <typename R, typename Reducer>
+struct StoredReduction {
+  ReductionResult<R>* result;
+  Reducer reducer;
+  std::shared_ptr<std::vector<R>> partials;
+  ReductionSlots<R, Reducer> slots;  // into *partials, once sized (size_partials)
+  void size_partials(std::size_t blocks) {
+    partials->assign(blocks, Reducer::template identity<R>());
+    slots.slots = partials->data();
+  }
+};
+template <typename A>
+struct is_stored_reduction : std::false_type {};
+template <typename R, typename Reducer>
+struct is_stored_reduction<StoredReduction<R, Reducer>> : std::true_type {};
+
 template <typename A>
 auto store_graph_arg(A&& a) {
   using V = std::remove_cvref_t<A>;
@@ -84,6 +104,11 @@ auto store_graph_arg(A&& a) {
     return StoredTensor<V>{&a};
   } else if constexpr (is_padded_access<V>::value) {
     return store_padded(a);
+  } else if constexpr (is_reduce_into<V>::value) {
+    using R = typename std::remove_cvref_t<decltype(*a.result)>::value_type;
+    using Reducer = decltype(a.reducer);
+    return StoredReduction<R, Reducer>{a.result, a.reducer, std::make_shared<std::vector<R>>(),
+                                       ReductionSlots<R, Reducer>{nullptr, a.reducer}};
   } else {
     return V(std::forward<A>(a));
   }
@@ -97,8 +122,16 @@ decltype(auto) launch_view(S& s) {
     return (*s.tensor);
   else if constexpr (is_stored_padded<S>::value)
     return s.view();
+  else if constexpr (is_stored_reduction<S>::value)
+    return (s.slots);
   else
     return (s);
+}
+
+/// A run of a split that reduces makes its result incomplete until the split's final node.
+template <typename S>
+void reset_result(S& s) {
+  if constexpr (is_stored_reduction<S>::value) s.result->reset();
 }
 
 /// A stored argument as the kernel launch takes it: reference wrappers read now.

@@ -1,0 +1,187 @@
+#pragma once
+// The pieces of reduce_into (exec/reduce_into.hpp) that the kernel engine sees: a reduction as
+// an argument of for_each or Graph::split, one slot per block for its partial, and the handle
+// a kernel stores its site's contribution through.
+//
+// On the CPU a row's contributions go to a scratch row, one value per site, folded once the row
+// has run: the stores are the vector stores of the row's strips, into memory that stays in L1,
+// where a tensor of contributions costs a write and a read of memory per site. On a sim device
+// the same code runs on the stream's thread; on CUDA every thread's contribution goes to device scratch, one per site,
+// folded by the same CUB reduction as reduce().
+
+#include <algorithm>
+#include <cstddef>
+#include <type_traits>
+#include <vector>
+
+#include "tessera/core/host_device.hpp"
+#include "tessera/core/index.hpp"
+#include "tessera/exec/detail/independent_lanes.hpp"
+#include "tessera/tensor/indexed_iterator.hpp"
+
+namespace tessera {
+
+/// A site's share of a reduction, as a kernel gets it: `*c = value` stores it (the last store
+/// counts; a site that stores nothing contributes the reducer's identity). It reads back what
+/// was stored, so a kernel may also fold several values: `*c = std::max(*c, v)`.
+template <typename R>
+struct Contribution {
+  R* site;
+  TESSERA_HOST_DEVICE TESSERA_FORCE_INLINE R& operator*() const noexcept { return *site; }
+};
+
+}  // namespace tessera
+
+namespace tessera::detail {
+
+/// A reduction argument as for_each hands it to a block's launch: where each block's partial
+/// goes (slot b for block b).
+template <typename R, typename Reducer>
+struct ReductionSlots {
+  R* slots;
+  Reducer reducer;
+};
+/// One block's part of it: the block's partial goes to `*slot`.
+template <typename R, typename Reducer>
+struct ReduceBlockArg {
+  using value_type = R;
+  R* slot;
+  Reducer reducer;
+};
+/// On a CUDA device: the block's contributions, one per site in x-fastest order over the
+/// block's interior `n`, each set to the identity by the thread that runs the site, then folded
+/// by reduce()'s CUDA reduction.
+template <typename R, typename Reducer, std::size_t D>
+struct DeviceReduceArg {
+  R* sites;
+  Extent<D> n;
+  R* slot;  // where the block's partial goes, as in ReduceBlockArg
+  Reducer reducer;
+};
+
+template <typename A>
+struct is_reduction_slots : std::false_type {};
+template <typename R, typename Reducer>
+struct is_reduction_slots<ReductionSlots<R, Reducer>> : std::true_type {};
+template <typename A>
+struct is_reduce_block_arg : std::false_type {};
+template <typename R, typename Reducer>
+struct is_reduce_block_arg<ReduceBlockArg<R, Reducer>> : std::true_type {};
+
+template <typename... A>
+constexpr std::size_t count_reduce_block_args() {
+  return (std::size_t{is_reduce_block_arg<A>::value} + ... + 0);
+}
+
+/// The ReduceBlockArg among `args` (the caller knows there is one).
+template <typename A0, typename... A>
+const auto& reduce_block_arg(const A0& a0, const A&... rest) {
+  if constexpr (is_reduce_block_arg<A0>::value)
+    return a0;
+  else
+    return reduce_block_arg(rest...);
+}
+
+/// The identity of the reducer of the ReduceBlockArg among `args` (T{} when there is none).
+template <typename T, typename... A>
+T partial_identity(const A&... args) {
+  if constexpr (count_reduce_block_args<A...>() > 0)
+    return decltype(reduce_block_arg(args...).reducer)::template identity<T>();
+  else
+    return T{};
+}
+
+/// The type of R among A (the first ReduceBlockArg's), or void.
+template <typename... A>
+struct reduced_type {
+  using type = void;
+};
+template <typename A0, typename... A>
+struct reduced_type<A0, A...> {
+  using type = typename reduced_type<A...>::type;
+};
+template <typename R, typename Reducer, typename... A>
+struct reduced_type<ReduceBlockArg<R, Reducer>, A...> {
+  using type = R;
+};
+
+// A contribution moves along a row like a tensor iterator of a one-row Strided tensor, in every
+// layout: the strip loops of cpu_block.hpp address it with the same calls as the tensors.
+template <typename R>
+TESSERA_HOST_DEVICE TESSERA_FORCE_INLINE Contribution<R> along_x(const Contribution<R>& c, std::ptrdiff_t n) noexcept {
+  return Contribution<R>{c.site + n};
+}
+template <typename R>
+TESSERA_HOST_DEVICE TESSERA_FORCE_INLINE Contribution<R> tile_aligned(const Contribution<R>& c) noexcept {
+  return c;
+}
+template <typename R>
+TESSERA_HOST_DEVICE TESSERA_FORCE_INLINE Contribution<R> tile_start(const Contribution<R>& c) noexcept {
+  return c;
+}
+template <typename R>
+TESSERA_HOST_DEVICE TESSERA_FORCE_INLINE Contribution<R> strip_lane(const Contribution<R>& c, std::ptrdiff_t strip_sites,
+                                                                   std::ptrdiff_t strip, std::ptrdiff_t lane) noexcept {
+  return Contribution<R>{c.site + strip * strip_sites + lane};
+}
+
+/// The site's contribution on a CUDA device, set to the identity before the kernel sees it.
+template <typename R, typename Reducer, std::size_t D>
+TESSERA_HOST_DEVICE TESSERA_FORCE_INLINE Contribution<R> site_arg(const DeviceReduceArg<R, Reducer, D>& a,
+                                                                 const LaunchShape<D>&, const Index<D>& local) noexcept {
+  R* site = a.sites + a.n.linear(local);
+  *site = Reducer::template identity<R>();
+  return Contribution<R>{site};
+}
+
+/// The scratch row a CPU thread's contributions go to: `sites` values and a margin on either
+/// side, so that the strip loops may form (never use) addresses a tile before the row's start,
+/// as they do for tensors. One per thread and type, kept: a row is run whole by one thread.
+template <typename R>
+R* cpu_contribution_row(std::size_t sites) {
+  constexpr std::size_t margin = 64;
+  thread_local std::vector<R> row;
+  if (row.size() < sites + 2 * margin) row.resize(sites + 2 * margin);
+  return row.data() + margin;
+}
+
+/// Sets `count` contributions from `site` to the identity of `a`'s reducer.
+template <typename R, typename Reducer>
+void clear_contributions(const ReduceBlockArg<R, Reducer>&, R* site, std::size_t count) {
+  std::fill(site, site + count, Reducer::template identity<R>());
+}
+
+/// Whether `Reducer` says its result does not depend on the order values are folded in
+/// (`static constexpr bool any_order = true`), so a row may be folded in vector lanes.
+template <typename Reducer>
+constexpr bool folds_in_any_order() {
+  if constexpr (requires { Reducer::any_order; })
+    return Reducer::any_order;
+  else
+    return false;
+}
+
+/// Folds `count` contributions from `site` with `reducer`: in vector lanes where its result does
+/// not depend on the order (as reduce() folds a row), else in site order.
+template <typename R, typename Reducer>
+R fold_contributions(const R* site, std::size_t count, const Reducer& reducer) {
+  R acc = Reducer::template identity<R>();
+  if constexpr (std::is_arithmetic_v<R> && folds_in_any_order<Reducer>()) {
+    constexpr std::size_t W = std::max<std::size_t>(1, 64 / sizeof(R));
+    R lane[W];
+    for (R& l : lane) l = Reducer::template identity<R>();
+    std::size_t x = 0;
+    for (; x + W <= count; x += W) {
+      TESSERA_INDEPENDENT_LANES
+      for (std::size_t l = 0; l < W; ++l) lane[l] = reducer(lane[l], site[x + l]);
+    }
+    for (std::size_t l = 0; l < count - x; ++l) lane[l] = reducer(lane[l], site[x + l]);
+    for (const R& l : lane) acc = reducer(acc, l);
+    return acc;
+  } else {
+    for (std::size_t x = 0; x < count; ++x) acc = reducer(acc, site[x]);
+    return acc;
+  }
+}
+
+}  // namespace tessera::detail

@@ -1,0 +1,111 @@
+#pragma once
+// reduce_into: a kernel that reduces as it runs (Kokkos' parallel_reduce, OPS's global
+// reductions in a loop). Passed among for_each's or Graph::split's arguments, it gives the
+// kernel a Contribution, through which each site stores its share; the shares are folded with
+// the reducer into a ReductionResult, across blocks, devices and ranks, as reduce() folds a
+// tensor.
+//
+//   tessera::ReductionResult<double> largest;
+//   tessera::for_each(ex, [] TESSERA_HOST_DEVICE (auto in, auto out, auto change) {
+//     const double v = 0.5 * (*in.offset(0, -1) + *in.offset(0, 1));
+//     *change = std::fabs(v - *in);
+//     *out = v;
+//   }, tessera::read_only(u), tessera::write_only(next), tessera::reduce_into(largest, tessera::Max{}));
+//   double e = largest.value();
+//
+// Where a kernel would otherwise write a tensor of per-site values for reduce() to read back,
+// this saves a write and a read of memory per site. The result is the same reduction of the
+// same values: with Max and Min the same bits as reduce() over that tensor; with Sum, the same
+// bits for a given executor and partition (rows are folded in order, blocks in block order).
+
+#include <algorithm>
+#include <cstddef>
+#include <type_traits>
+
+#include "tessera/device/device.hpp"
+#include "tessera/device/stream.hpp"
+#include "tessera/exec/detail/site_reduction.hpp"
+#include "tessera/exec/reduction.hpp"
+#include "tessera/tensor/block_geometry.hpp"
+
+namespace tessera {
+
+/// A reduction argument: what reduce_into returns.
+template <typename R, typename Reducer>
+struct ReduceInto {
+  ReductionResult<R>* result;
+  Reducer reducer;
+};
+
+/// The kernel reduces its sites' contributions with `reducer` (Sum, Max, Min, or a type with
+/// the same members) into `result`, which is complete once the for_each returns (or, in a
+/// Graph, once the split's blocks have all run). At most one per kernel.
+template <typename R, typename Reducer>
+ReduceInto<R, Reducer> reduce_into(ReductionResult<R>& result, const Reducer& reducer) {
+  static_assert(std::is_trivially_copyable_v<R>, "reduce_into reduces values that can be copied as bytes");
+  return ReduceInto<R, Reducer>{&result, reducer};
+}
+
+namespace detail {
+template <typename A>
+struct is_reduce_into : std::false_type {};
+template <typename R, typename Reducer>
+struct is_reduce_into<ReduceInto<R, Reducer>> : std::true_type {};
+
+template <typename... A>
+constexpr std::size_t count_reduce_into() {
+  return (std::size_t{is_reduce_into<std::remove_cvref_t<A>>::value} + ... + 0);
+}
+
+/// The ReduceInto among `args` (the caller knows there is one).
+template <typename A0, typename... A>
+auto& reduce_into_arg(A0& a0, A&... rest) {
+  if constexpr (is_reduce_into<std::remove_cvref_t<A0>>::value)
+    return a0;
+  else
+    return reduce_into_arg(rest...);
+}
+
+// A launch on CUDA: each reduction argument's contributions in device memory, folded after the
+// kernel. Other arguments pass through.
+template <std::size_t D, typename A>
+const A& contributions_on_cuda(Device&, const Extent<D>&, const A& a) {
+  return a;
+}
+template <std::size_t D, typename A>
+void fold_contributions_on_cuda(Device&, Stream&, const LaunchShape<D>&, const A&) {}
+template <std::size_t D, typename R, typename Reducer>
+DeviceReduceArg<R, Reducer, D> contributions_on_cuda(Device& device, const Extent<D>& n,
+                                                     const ReduceBlockArg<R, Reducer>& a);
+template <std::size_t D, typename R, typename Reducer>
+void fold_contributions_on_cuda(Device& device, Stream& stream, const LaunchShape<D>& launch,
+                                const DeviceReduceArg<R, Reducer, D>& a);
+
+}  // namespace detail
+
+}  // namespace tessera
+
+#if defined(__CUDACC__)
+namespace tessera::detail {
+
+template <std::size_t D, typename R, typename Reducer>
+DeviceReduceArg<R, Reducer, D> contributions_on_cuda(Device& device, const Extent<D>& n,
+                                                     const ReduceBlockArg<R, Reducer>& a) {
+  R* sites = static_cast<R*>(device.allocate(std::max<std::size_t>(1, n.volume()) * sizeof(R)));
+  return DeviceReduceArg<R, Reducer, D>{sites, n, a.slot, a.reducer};
+}
+
+template <std::size_t D, typename R, typename Reducer>
+void fold_contributions_on_cuda(Device& device, Stream& stream, const LaunchShape<D>& launch,
+                                const DeviceReduceArg<R, Reducer, D>& a) {
+  const TensorBlockArg<R, D, Contiguous, Access::read> sites{
+      reinterpret_cast<std::byte*>(a.sites), make_block_geometry<R, Contiguous>(Box<D>(a.n), Index<D>{})};
+  reduce_block_on_cuda<R>(device, stream, sites, launch, a.n, a.reducer, SiteValue{}, a.slot);
+  Device* dev = &device;
+  stream.enqueue_host([dev, p = a.sites, bytes = std::max<std::size_t>(1, a.n.volume()) * sizeof(R)] {
+    dev->deallocate(p, bytes);
+  }, "free contributions");
+}
+
+}  // namespace tessera::detail
+#endif

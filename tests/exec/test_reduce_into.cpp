@@ -1,0 +1,279 @@
+// reduce_into: kernels that reduce as they run. Each site's contribution must be folded exactly
+// once, whatever path the CPU loop takes through a row (strips, staged tiles, tile cores and
+// edges, rows cut into chunks, edge-only rows), on every device, and the kernel's own writes must
+// be unchanged. Contributions are sums of small integers and powers of two, so Sum is exact in
+// any order and every result is compared for equality with a sequential pass.
+
+#include <gtest/gtest.h>
+
+#include <tessera/exec.hpp>
+#include <tessera/tensor/tensor.hpp>
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <vector>
+
+#include "../tensor/tensor_test_support.hpp"
+
+using namespace tessera;
+
+namespace {
+
+template <typename S = Owned>
+struct Cell : Record<S, float, Vector<float, 2>> {
+  TESSERA_RECORD(Cell)
+  TESSERA_FIELD(a, 0)
+  TESSERA_FIELD(v, 1)
+};
+
+class ReduceInto : public tensor_test::OnDevices {
+ protected:
+  Executor ex{ExecutorOptions{}};
+};
+
+float a_of(std::int64_t i, std::int64_t j) { return static_cast<float>((7 * i + 3 * j) % 64); }
+
+/// out.a = a(x-1)/2 + a(x+1) + (a(y-1) - a(y+1))/4 and out.v = (a, 2a), contributing out.a:
+/// a stencil that reads one site either side along x, as the tiled loops special-case.
+struct Stencil {
+  template <typename U, typename O, typename C>
+  TESSERA_HOST_DEVICE void operator()(U u, O out, C c) const {
+    const float s = 0.5f * (*u.offset(0, -1)).a() + (*u.offset(0, 1)).a() +
+                    0.25f * ((*u.offset(1, -1)).a() - (*u.offset(1, 1)).a());
+    auto o = *out;
+    o.a() = s;
+    o.v()[0] = (*u).a();
+    o.v()[1] = 2.0f * (*u).a();
+    *c = static_cast<double>(s);
+  }
+};
+
+float expected(std::int64_t i, std::int64_t j, std::int64_t nx, std::int64_t ny) {
+  auto w = [](std::int64_t k, std::int64_t n) { return ((k % n) + n) % n; };
+  return 0.5f * a_of(w(i - 1, nx), j) + a_of(w(i + 1, nx), j) + 0.25f * (a_of(i, w(j - 1, ny)) - a_of(i, w(j + 1, ny)));
+}
+
+template <typename L, typename Reducer>
+void check_stencil(Executor& ex, MemoryManager& memory, Extent<2> n, Extent<2> partitions, std::size_t vvl,
+                   const Reducer& reducer) {
+  TensorOptions<2> o;
+  o.partitions = partitions;
+  o.padding = Index<2>{1, 1};
+  Tensor<Cell<>, 2, L> u(memory, n, TensorOptions<2>(o).named("u"));
+  Tensor<Cell<>, 2, L> out(memory, n, TensorOptions<2>(o).named("out"));
+  const auto nx = static_cast<std::int64_t>(n.sizes[0]), ny = static_cast<std::int64_t>(n.sizes[1]);
+  std::vector<Cell<>> us(n.volume());
+  double want = Reducer::template identity<double>();
+  for (std::int64_t j = 0; j < ny; ++j)
+    for (std::int64_t i = 0; i < nx; ++i) {
+      us[j * nx + i] = Cell<>(a_of(i, j), {0.0f, 0.0f});
+      want = reducer(want, static_cast<double>(expected(i, j, nx, ny)));
+    }
+  u.fill_from(us.data());
+  u.exchange_padding();
+  u.load_boundary(Periodic{});
+  ExecOptions eo;
+  eo.vvl = vvl;
+  ReductionResult<double> result;
+  for_each(ex, eo, Stencil{}, read_only(u), out, reduce_into(result, reducer));
+  ASSERT_TRUE(result.is_complete());
+  EXPECT_EQ(result.value(), want) << L::name << " " << nx << " x " << ny << " in " << partitions.sizes[0] << " x "
+                                  << partitions.sizes[1] << " partitions, vvl " << vvl;
+  std::vector<Cell<>> got(n.volume());
+  out.gather_to(got.data());
+  for (std::int64_t j = 0; j < ny; ++j)
+    for (std::int64_t i = 0; i < nx; ++i) {
+      const Cell<>& g = got[j * nx + i];
+      ASSERT_TRUE(g.a() == expected(i, j, nx, ny) && g.v()[0] == a_of(i, j) && g.v()[1] == 2.0f * a_of(i, j))
+          << L::name << " site (" << i << ", " << j << ")";
+    }
+}
+
+template <typename Reducer>
+void check_layouts(Executor& ex, MemoryManager& memory, const Reducer& reducer) {
+  for (std::size_t vvl : {0, 8, 3}) {
+    for (auto [n, p] : {std::pair{Extent<2>{61, 5}, Extent<2>{1, 1}}, std::pair{Extent<2>{200, 4}, Extent<2>{2, 1}},
+                        std::pair{Extent<2>{16, 3}, Extent<2>{1, 3}}}) {
+      check_stencil<Strided>(ex, memory, n, p, vvl, reducer);
+      check_stencil<Contiguous>(ex, memory, n, p, vvl, reducer);
+      check_stencil<Tiled<8>>(ex, memory, n, p, vvl, reducer);
+      check_stencil<Tiled<16>>(ex, memory, n, p, vvl, reducer);
+    }
+  }
+}
+
+TEST_P(ReduceInto, EverySiteContributesOnceInEveryLayoutAndPath) {
+  check_layouts(ex, memory(), Sum{});
+  check_layouts(ex, memory(), Max{});
+  check_layouts(ex, memory(), Min{});
+}
+
+TEST_P(ReduceInto, ASiteThatStoresNothingContributesTheIdentity) {
+  const Extent<3> n{19, 6, 5};
+  TensorOptions<3> o;
+  o.partitions = Extent<3>{1, 2, 2};
+  Tensor<double, 3> t(memory(), n, o.named("t"));
+  std::vector<double> v(n.volume());
+  for (std::size_t k = 0; k < v.size(); ++k) v[k] = static_cast<double>(k % 97) - 40.0;
+  t.fill_from(v.data());
+  double sum = 0, lowest_even = std::numeric_limits<double>::max();
+  for (std::size_t k = 0; k < v.size(); ++k)
+    if (k % 2 == 0) {
+      sum += v[k];
+      lowest_even = std::min(lowest_even, v[k]);
+    }
+  ReductionResult<double> total, lowest;
+  // Only sites of even linear index store; the others must count as 0 for Sum, +max for Min.
+  auto even_sites = [] TESSERA_HOST_DEVICE(auto it, auto c) {
+    if ((it.global_idx(0) + 19 * (it.global_idx(1) + 6 * it.global_idx(2))) % 2 == 0) *c = *it;
+  };
+  for_each(ex, even_sites, read_only(t), reduce_into(total, Sum{}));
+  for_each(ex, even_sites, read_only(t), reduce_into(lowest, Min{}));
+  EXPECT_EQ(total.value(), sum);
+  EXPECT_EQ(lowest.value(), lowest_even);
+}
+
+TEST_P(ReduceInto, AKernelMayFoldSeveralValuesIntoItsSite) {
+  const Extent<2> n{40, 9};
+  Tensor<float, 2> t(memory(), n, TensorOptions<2>().named("t"));
+  std::vector<float> v(n.volume());
+  for (std::size_t k = 0; k < v.size(); ++k) v[k] = static_cast<float>((k * 37) % 101);
+  t.fill_from(v.data());
+  ReductionResult<float> largest;
+  // Each site contributes the larger of its value and twice that value less 150.
+  for_each(
+      ex,
+      [] TESSERA_HOST_DEVICE(auto it, auto c) {
+        *c = *it;
+        *c = *c < 2.0f * *it - 150.0f ? 2.0f * *it - 150.0f : *c;
+      },
+      read_only(t), reduce_into(largest, Max{}));
+  float want = std::numeric_limits<float>::lowest();
+  for (float x : v) want = std::max({want, x, 2.0f * x - 150.0f});
+  EXPECT_EQ(largest.value(), want);
+}
+
+TEST_P(ReduceInto, RowsCutIntoChunksAndEdgeOnlyKernels) {
+  // One long row: the CPU loop cuts it into chunks per worker.
+  const Extent<1> n{20011};
+  Tensor<double, 1> t(memory(), n, TensorOptions<1>().named("t"));
+  ReductionResult<double> sum;
+  for_each(
+      ex,
+      [] TESSERA_HOST_DEVICE(auto it, auto c) {
+        *it = static_cast<double>(it.global_idx(0));
+        *c = *it;
+      },
+      t, reduce_into(sum, Sum{}));
+  EXPECT_EQ(sum.value(), 20011.0 * 20010.0 / 2.0);
+
+  // An edge kernel runs only the sites within edge_width of the domain's faces.
+  const Extent<2> m{33, 21};
+  TensorOptions<2> o;
+  o.partitions = Extent<2>{2, 3};
+  Tensor<float, 2> f(memory(), m, o.named("f"));
+  ExecOptions edges;
+  edges.edge_width = 2;
+  ReductionResult<std::int64_t> count;
+  for_each(ex, edges, [] TESSERA_HOST_DEVICE(auto, auto c) { *c = 1; }, f, reduce_into(count, Sum{}));
+  EXPECT_EQ(count.value(), 33 * 21 - (33 - 4) * (21 - 4));
+}
+
+TEST_P(ReduceInto, ANanContributionMakesMaxNan) {
+  const Extent<2> n{45, 7};
+  TensorOptions<2> o;
+  o.partitions = Extent<2>{3, 1};
+  Tensor<double, 2> t(memory(), n, o.named("t"));
+  for (std::size_t at : {std::size_t{0}, n.volume() - 1, n.volume() / 2 + 5}) {
+    std::vector<double> v(n.volume());
+    for (std::size_t k = 0; k < v.size(); ++k) v[k] = std::sin(static_cast<double>(k));
+    v[at] = std::numeric_limits<double>::quiet_NaN();
+    t.fill_from(v.data());
+    ReductionResult<double> hi;
+    for_each(ex, [] TESSERA_HOST_DEVICE(auto it, auto c) { *c = *it; }, read_only(t), reduce_into(hi, Max{}));
+    EXPECT_TRUE(std::isnan(hi.value())) << "NaN at " << at << " dropped: " << hi.value();
+  }
+}
+
+TEST_P(ReduceInto, GivesTheBitsOfReduceOverATensorOfTheSameValues) {
+  // What the tensor Jacobi3D did before reduce_into: a tensor of changes, then reduce().
+  const Extent<3> n{24, 10, 7};
+  TensorOptions<3> o;
+  o.partitions = Extent<3>{2, 1, 2};
+  o.padding = Index<3>{1, 1, 1};
+  Tensor<double, 3> u(memory(), n, o.named("u")), a(memory(), n, o.named("a")), b(memory(), n, o.named("b"));
+  TensorOptions<3> plain;
+  plain.partitions = o.partitions;
+  Tensor<double, 3> change(memory(), n, plain.named("change"));
+  std::vector<double> v(n.volume());
+  for (std::size_t k = 0; k < v.size(); ++k) v[k] = std::cos(0.37 * static_cast<double>(k));
+  u.fill_from(v.data());
+  u.exchange_padding();
+  u.load_boundary(Periodic{});
+  auto average = [] TESSERA_HOST_DEVICE(auto in) {
+    return (*in + *in.offset(0, -1) + *in.offset(0, 1) + *in.offset(1, -1) + *in.offset(1, 1) + *in.offset(2, -1) +
+            *in.offset(2, 1)) /
+           7.0;
+  };
+  for (auto reducer_sum : {false, true}) {
+    ReductionResult<double> fused, separate;
+    if (reducer_sum) {
+      for_each(ex, [=] TESSERA_HOST_DEVICE(auto in, auto out, auto c) { *out = average(in); *c = *out - *in; },
+               read_only(u), write_only(a), reduce_into(fused, Sum{}));
+      for_each(ex, [=] TESSERA_HOST_DEVICE(auto in, auto out, auto c) { *out = average(in); *c = *out - *in; },
+               read_only(u), write_only(b), change);
+      reduce(ex, change, separate, Sum{});
+      // Sums depend on the order of the fold: within n ulps of each other, not bit-equal.
+      EXPECT_NEAR(fused.value(), separate.value(), 1e-12 * static_cast<double>(n.volume()));
+    } else {
+      for_each(ex, [=] TESSERA_HOST_DEVICE(auto in, auto out, auto c) { *out = average(in); *c = std::fabs(*out - *in); },
+               read_only(u), write_only(a), reduce_into(fused, Max{}));
+      for_each(ex, [=] TESSERA_HOST_DEVICE(auto in, auto out, auto c) { *out = average(in); *c = std::fabs(*out - *in); },
+               read_only(u), write_only(b), change);
+      reduce(ex, change, separate, Max{});
+      EXPECT_EQ(fused.value(), separate.value());
+    }
+    std::vector<double> ga(n.volume()), gb(n.volume());
+    a.gather_to(ga.data());
+    b.gather_to(gb.data());
+    EXPECT_EQ(ga, gb);
+  }
+}
+
+// The example of docs/kernels.md, against a sequential sweep (zero outside the domain).
+TEST_P(ReduceInto, DocsExampleFindsTheLargestChangeOfASweep) {
+  const Extent<2> n{30, 20};
+  TensorOptions<2> o;
+  o.partitions = Extent<2>{2, 2};
+  o.padding = Index<2>{1, 1};
+  Tensor<double, 2> u(memory(), n, o.named("u")), next(memory(), n, o.named("next"));
+  std::vector<double> start(n.volume());
+  for (std::size_t k = 0; k < start.size(); ++k) start[k] = static_cast<double>((k * 31) % 17);
+  u.fill_from(start.data());
+  u.exchange_padding();
+  // DOC reduce-into begin
+  // One Jacobi sweep that also finds the largest change, with no tensor of changes.
+  tessera::ReductionResult<double> largest;
+  tessera::for_each(
+      ex,
+      [] TESSERA_HOST_DEVICE(auto in, auto out, auto change) {
+        *out = 0.25 * (*in.offset(0, -1) + *in.offset(0, 1) + *in.offset(1, -1) + *in.offset(1, 1));
+        *change = std::fabs(*out - *in);
+      },
+      tessera::read_only(u), tessera::write_only(next), tessera::reduce_into(largest, tessera::Max{}));
+  // DOC reduce-into end
+  const auto nx = static_cast<std::int64_t>(n.sizes[0]), ny = static_cast<std::int64_t>(n.sizes[1]);
+  auto at = [&](std::int64_t i, std::int64_t j) {
+    return i < 0 || j < 0 || i >= nx || j >= ny ? 0.0 : start[static_cast<std::size_t>(j * nx + i)];
+  };
+  double want = 0;
+  for (std::int64_t j = 0; j < ny; ++j)
+    for (std::int64_t i = 0; i < nx; ++i)
+      want = std::max(want, std::fabs(0.25 * (at(i - 1, j) + at(i + 1, j) + at(i, j - 1) + at(i, j + 1)) - at(i, j)));
+  EXPECT_EQ(largest.value(), want);
+}
+
+TENSOR_TEST_ON_DEVICES(ReduceInto);
+
+}  // namespace
