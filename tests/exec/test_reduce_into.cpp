@@ -15,17 +15,13 @@
 #include <vector>
 
 #include "../tensor/tensor_test_support.hpp"
+#include "cell_record.hpp"
 
 using namespace tessera;
 
 namespace {
 
-template <typename S = Owned>
-struct Cell : Record<S, float, Vector<float, 2>> {
-  TESSERA_RECORD(Cell)
-  TESSERA_FIELD(a, 0)
-  TESSERA_FIELD(v, 1)
-};
+using exec_test::Cell;
 
 class ReduceInto : public tensor_test::OnDevices {
  protected:
