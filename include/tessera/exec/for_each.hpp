@@ -269,7 +269,7 @@ void for_each(Executor& executor, const ExecOptions& options, F&& kernel, A&&...
   const std::size_t blocks = detail::check_kernel_arguments("tessera::for_each", options, args...);
   if constexpr (detail::count_reduce_into<A...>() == 1) {
     auto& into = detail::reduce_into_arg(args...);
-    using R = std::remove_cvref_t<decltype(*into.result)>::value_type;
+    using R = typename std::remove_cvref_t<decltype(*into.result)>::value_type;
     into.result->reset();
     std::vector<R> partials(blocks, decltype(into.reducer)::template identity<R>());
     detail::run_blocks(executor, options, blocks, kernel, detail::with_slots(std::forward<A>(args), partials)...);
