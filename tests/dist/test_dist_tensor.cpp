@@ -286,27 +286,9 @@ TEST(DistTensor, GraphNamesItsMessageNodes) {
   EXPECT_NE(g.find("smooth unpack from rank " + std::to_string(up)), nullptr);
 }
 
-TEST(DistTensor, ReduceCombinesEveryRank) {
-  auto& comm = test_comm();
-  tessera::DeviceSet set = tessera::DeviceSet::select("host");
-  tessera::MemoryManager memory(set);
-  tessera::Executor executor;
-  const tessera::Extent<3> sizes{9, 10, 11};
-  tessera::TensorOptions<3> o;
-  o.over(comm);
-  tessera::Tensor<double, 3> t(memory, sizes, o);
-  const std::vector<double> dense = dense_values(sizes);
-  t.fill_from(dense.data());
-  tessera::ReductionResult<double> largest, count;
-  tessera::reduce(executor, t, largest, tessera::Max{});
-  tessera::reduce(executor, t, count, tessera::Sum{}, [](auto) { return 1.0; });
-  EXPECT_EQ(largest.value(), site_value(tessera::Index<3>{8, 9, 10}));
-  EXPECT_EQ(count.value(), static_cast<double>(sizes.volume()));
-}
-
-// reduce_into over ranks: for_each and a graph's split combine every rank's partials, the
-// graph's with the same all-gather as its reduce nodes, and every rank ends with the same total.
-TEST(DistTensor, ReduceIntoCombinesEveryRank) {
+// reduce, and reduce_into in for_each and in a graph's splits (the graph's with the same
+// all-gather as its reduce nodes), combine every rank's partials: every rank ends with the total.
+TEST(DistTensor, ReduceAndReduceIntoCombineEveryRank) {
   auto& comm = test_comm();
   tessera::DeviceSet set = tessera::DeviceSet::select("host");
   tessera::MemoryManager memory(set);
@@ -318,17 +300,24 @@ TEST(DistTensor, ReduceIntoCombinesEveryRank) {
   tessera::Tensor<double, 3> t(memory, sizes, o.named("t")), twice(memory, sizes, o.named("twice"));
   const std::vector<double> dense = dense_values(sizes);
   t.fill_from(dense.data());
-  tessera::ReductionResult<double> largest, count, total;
+  const double highest = site_value(tessera::Index<3>{8, 9, 10});
+  tessera::ReductionResult<double> largest, count;
+  tessera::reduce(executor, t, largest, tessera::Max{});
+  tessera::reduce(executor, t, count, tessera::Sum{}, [](auto) { return 1.0; });
+  EXPECT_EQ(largest.value(), highest);
+  EXPECT_EQ(count.value(), static_cast<double>(sizes.volume()));
+
+  tessera::ReductionResult<double> largest_twice, counted, total;
   tessera::for_each(
       executor, [](auto it, auto out, auto c) { *c = *out = 2.0 * *it; }, tessera::read_only(t),
-      tessera::write_only(twice), tessera::reduce_into(largest, tessera::Max{}));
-  EXPECT_EQ(largest.value(), 2.0 * site_value(tessera::Index<3>{8, 9, 10}));
+      tessera::write_only(twice), tessera::reduce_into(largest_twice, tessera::Max{}));
+  EXPECT_EQ(largest_twice.value(), 2.0 * highest);
   tessera::Graph g("count");
-  g.split([](auto, auto c) { *c = 1.0; }, t, tessera::reduce_into(count, tessera::Sum{}))
+  g.split([](auto, auto c) { *c = 1.0; }, t, tessera::reduce_into(counted, tessera::Sum{}))
       .then_split([](auto it, auto c) { *c = static_cast<double>(static_cast<long>(*it)); }, twice,
                   tessera::reduce_into(total, tessera::Sum{}));
   g.run_n(executor, 2).get();
-  EXPECT_EQ(count.value(), static_cast<double>(sizes.volume()));
+  EXPECT_EQ(counted.value(), static_cast<double>(sizes.volume()));
   double want = 0;  // integer-valued: exact in any order
   for (double v : dense) want += static_cast<double>(static_cast<long>(2.0 * v));
   EXPECT_EQ(total.value(), want);
