@@ -256,11 +256,8 @@ int main(int argc, char** argv) try {
 #if TESSERA_EULER2D_MPI
   if (launched_by_mpi()) {
     tessera::dist::Communicator comm(&argc, &argv);
-    // Ranks sharing a node share its cores: one GPU-priority worker (which also runs CPU work)
-    // and the rest of this rank's share.
-    tessera::ExecutorOptions workers;
-    workers.gpu_workers = 1;
-    workers.cpu_workers = comm.cores_per_rank() - 1;
+    // Ranks sharing a node share its cores.
+    const tessera::ExecutorOptions workers = comm.executor_options();
     if (comm.size() == 1) return run_layout(s, nullptr, workers);
     try {
       return run_layout(s, &comm, workers);

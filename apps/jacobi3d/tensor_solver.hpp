@@ -29,18 +29,11 @@ namespace jacobi3d {
 
 /// One iteration of the proxy at one cell: the average of the centre and its six neighbours
 /// (in the reference's order), its change (the cell's contribution to the largest), and the
-/// planes held at 255 (a cell whose global
-/// coordinate is a block's first interior plane in x, y or z).
+/// planes held at 255 (a cell whose global coordinate is a block's first interior plane in x, y
+/// or z). `HeldPlanes` says whether a cell lies on such a plane.
+template <typename HeldPlanes>
 struct TensorSweep {
-  double n;      // cells per side of a block
-  double inv_n;  // 1 / n
-  // Whether g is a multiple of n, without an integer division per cell (three per cell cost more
-  // than the stencil): the rounded quotient is exact for any side below 2^31. In 32-bit integers
-  // and doubles, whose conversions vectorise without AVX-512.
-  TESSERA_HOST_DEVICE bool first_plane(std::int64_t g) const {
-    const double x = static_cast<double>(static_cast<std::int32_t>(g));
-    return static_cast<double>(static_cast<std::int32_t>(x * inv_n + 0.5)) * n == x;
-  }
+  HeldPlanes held;
   template <typename In, typename Out, typename Change>
   TESSERA_HOST_DEVICE void operator()(In in, Out out, Change change) const {
     const double c = *in;
@@ -48,23 +41,67 @@ struct TensorSweep {
                       *in.offset(2, -1) + *in.offset(2, 1)) /
                      7.0;
     *change = std::fabs(v - c);
-    // Without branches (|, not ||), so the row vectorises.
-    const bool held = first_plane(in.global_idx(0)) | first_plane(in.global_idx(1)) | first_plane(in.global_idx(2));
-    *out = held ? 255.0 : v;
+    *out = held(in) ? 255.0 : v;
   }
 };
+
+/// The planes under any cut of the grid: a global coordinate that is a multiple of n, without an
+/// integer division per cell (three per cell cost more than the stencil): the rounded quotient is
+/// exact for any side below 2^31. In 32-bit integers and doubles, whose conversions vectorise
+/// without AVX-512.
+struct PlanesByDivision {
+  double n;      // cells per side of a block
+  double inv_n;  // 1 / n
+  TESSERA_HOST_DEVICE bool first_plane(std::int64_t g) const {
+    const double x = static_cast<double>(static_cast<std::int32_t>(g));
+    return static_cast<double>(static_cast<std::int32_t>(x * inv_n + 0.5)) * n == x;
+  }
+  // Without branches (|, not ||), so the row vectorises.
+  template <typename In>
+  TESSERA_HOST_DEVICE bool operator()(const In& in) const {
+    return first_plane(in.global_idx(0)) | first_plane(in.global_idx(1)) | first_plane(in.global_idx(2));
+  }
+};
+
+/// The planes when every block of the tensor is one block of the proxy (the solver's own cut,
+/// whenever the rank grid divides the blocks): a cell's index within its block is 0. The hand-
+/// written solvers know their blocks the same way; the division test cost the sweep a fifth of
+/// its time (bench/results/README.md, "Jacobi3D's tensor sweep").
+struct PlanesByBlockIndex {
+  template <typename In>
+  TESSERA_HOST_DEVICE bool operator()(const In& in) const {
+    return (in.local_idx(0) == 0) | (in.local_idx(1) == 0) | (in.local_idx(2) == 0);
+  }
+};
+
+/// Whether every block of `t` is exactly one n^3 block of the proxy.
+template <typename Tensor>
+bool blocks_are_proxy_blocks(const Tensor& t, std::int64_t n) {
+  for (std::size_t b = 0; b < t.num_blocks(); ++b) {
+    const auto& box = t.geometry(b).interior;
+    for (std::size_t d = 0; d < 3; ++d)
+      if (box.lo.coords[d] % n != 0 || box.hi.coords[d] - box.lo.coords[d] != n) return false;
+  }
+  return true;
+}
 
 struct TensorRun {
   Outcome outcome;
   double seconds = 0;              // the iterations, all ranks between two barriers
   std::vector<double> field;       // the whole grid at the end (x fastest), every rank
   tessera::Extent<3> rank_grid{};  // how the grid was spread
+  bool planes_by_block_index = false;  // this rank's sweep used PlanesByBlockIndex
 };
+
+/// How the sweep finds the held planes: PlanesByBlockIndex wherever the cut allows it, or
+/// PlanesByDivision always (for tests of the general path).
+enum class PlaneTest { by_block_index_where_possible, by_division };
 
 /// Runs the proxy on `comm`'s ranks, each rank's part on `devices` (a DeviceSet specification).
 /// Collective.
 inline TensorRun solve_with_tensors(tessera::dist::Communicator& comm, const Problem& p,
-                                    const std::string& devices = "host") {
+                                    const std::string& devices = "host",
+                                    PlaneTest planes = PlaneTest::by_block_index_where_possible) {
   const std::int64_t n = p.cells();
   const auto blocks = static_cast<std::size_t>(p.blocks);
   tessera::TensorOptions<3> o;
@@ -81,9 +118,7 @@ inline TensorRun solve_with_tensors(tessera::dist::Communicator& comm, const Pro
   for (std::size_t d = 0; d < 3; ++d) o.sub_partitions.sizes[d] = std::max<std::size_t>(1, blocks / ranks.grid[d]);
   tessera::DeviceSet set = tessera::DeviceSet::select(devices);
   tessera::MemoryManager memory(set);
-  tessera::ExecutorOptions workers;
-  workers.cpu_workers = comm.cores_per_rank();
-  tessera::Executor executor(workers);
+  tessera::Executor executor(comm.executor_options());
   const tessera::Extent<3> sizes = tessera::Extent<3>::filled(static_cast<std::size_t>(p.size));
   tessera::Tensor<double, 3, tessera::Contiguous> u(memory, sizes, o.named("t")), v(memory, sizes, o.named("next"));
 
@@ -95,18 +130,26 @@ inline TensorRun solve_with_tensors(tessera::dist::Communicator& comm, const Pro
   u.fill_from(start.data());
 
   tessera::ReductionResult<double> largest;
+  TensorRun run;
+  // Each rank for its own blocks: both tests give the same bits.
+  run.planes_by_block_index = planes == PlaneTest::by_block_index_where_possible && blocks_are_proxy_blocks(u, n);
   auto iteration = [&](tessera::Tensor<double, 3, tessera::Contiguous>& from,
                        tessera::Tensor<double, 3, tessera::Contiguous>& to, const char* name) {
     // The largest change is reduced as the sweep runs (reduce_into): a tensor of changes for a
     // reduce to read back cost a write and a read of 8 bytes a cell, which the MPI loop does not have.
     auto g = std::make_unique<tessera::Graph>(name);
-    g->split(TensorSweep{static_cast<double>(n), 1.0 / static_cast<double>(n)}, tessera::concurrent_padded_access(from),
-             tessera::write_only(to), tessera::reduce_into(largest, tessera::Max{}));
+    auto sweep = [&](auto held) {
+      g->split(TensorSweep<decltype(held)>{held}, tessera::concurrent_padded_access(from), tessera::write_only(to),
+               tessera::reduce_into(largest, tessera::Max{}));
+    };
+    if (run.planes_by_block_index)
+      sweep(PlanesByBlockIndex{});
+    else
+      sweep(PlanesByDivision{static_cast<double>(n), 1.0 / static_cast<double>(n)});
     return g;
   };
   const auto forward = iteration(u, v, "jacobi u->v"), backward = iteration(v, u, "jacobi v->u");
 
-  TensorRun run;
   run.rank_grid = u.rank_grid();
   comm.barrier();
   const auto t0 = std::chrono::steady_clock::now();

@@ -67,10 +67,7 @@ bool bench_euler2d_ranks(tessera::dist::Communicator& comm, tessera::bench::Repo
       }
       comm.barrier();
       // Both ranks, each with its share of the cores, as tessera-euler2d sizes them.
-      tessera::ExecutorOptions workers;
-      workers.gpu_workers = 1;
-      workers.cpu_workers = comm.cores_per_rank() - 1;
-      tessera::Executor executor(workers);
+      tessera::Executor executor(comm.executor_options());
       euler2d::SolverOptions options;
       options.ranks = &comm;
       euler2d::EulerSolver<double, tessera::Strided> spread(memory, executor, bubble(n), options);

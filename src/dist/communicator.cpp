@@ -577,6 +577,12 @@ unsigned Communicator::cores_per_rank() const noexcept {
   const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
   return std::max(1u, hw / static_cast<unsigned>(std::max(1, impl_->node_size)));
 }
+ExecutorOptions Communicator::executor_options() const noexcept {
+  ExecutorOptions o;
+  o.gpu_workers = 1;
+  o.cpu_workers = cores_per_rank() - 1;
+  return o;
+}
 bool Communicator::cuda_aware() const noexcept { return impl_->cuda_aware; }
 
 std::string Communicator::library_version() const {

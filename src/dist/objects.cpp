@@ -103,10 +103,7 @@ std::vector<std::byte> frame(Kind kind, const Fields&... fields) {
 }  // namespace
 
 static std::unique_ptr<Executor> make_node_share_executor(Communicator& c) {
-  ExecutorOptions o;
-  o.gpu_workers = 1;
-  o.cpu_workers = c.cores_per_rank() - 1;
-  return std::make_unique<Executor>(o);
+  return std::make_unique<Executor>(c.executor_options());
 }
 
 void ObjectJob::run_job(Job& self) {

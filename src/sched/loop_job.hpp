@@ -50,8 +50,10 @@ struct LoopJob : Task {
   /// Chunk 0 (the start of share 0) is the caller's: it has begun it already.
   void reserve_first_chunk() noexcept { shares[0].next.store(1, std::memory_order_relaxed); }
 
-  /// Runs this participant's share, then helps with the others' until every chunk is taken.
-  void participate() noexcept {
+  /// Runs this participant's share, then helps with the others' until every chunk is taken;
+  /// `between()` after each chunk (the worker's progress polls).
+  template <typename Between>
+  void participate(Between&& between) noexcept {
     const std::size_t n = shares_in_use;
     const std::size_t me = arrivals.fetch_add(1, std::memory_order_relaxed) % n;
     for (std::size_t k = 0; k < n; ++k) {
@@ -61,6 +63,7 @@ struct LoopJob : Task {
         if (c >= share.end) break;
         run_chunk(c);
         done_chunks.fetch_add(1, std::memory_order_release);
+        between();
       }
     }
   }

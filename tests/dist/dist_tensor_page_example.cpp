@@ -45,9 +45,7 @@ int main(int argc, char** argv) {
   tessera::dist::Communicator comm(&argc, &argv);
   tessera::DeviceSet devices = tessera::DeviceSet::select("host");
   tessera::MemoryManager memory(devices);
-  tessera::ExecutorOptions workers;
-  workers.cpu_workers = comm.cores_per_rank();  // the ranks on a node share its cores
-  tessera::Executor executor(workers);
+  tessera::Executor executor(comm.executor_options());  // this rank's share of the node's cores
 
   tessera::TensorOptions<2> spread;
   spread.over(comm);               // each rank holds one part of every tensor

@@ -10,7 +10,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <numeric>
+#include <thread>
 #include <vector>
 
 namespace td = tessera::dist;
@@ -83,6 +85,17 @@ TEST(DistCommunicator, BadPeersAndTagsAreErrors) {
     EXPECT_NE(std::string(e.what()).find("tag"), std::string::npos) << e.what();
   }
   EXPECT_THROW(td::Request().wait(), tessera::Error);
+}
+
+TEST(DistCommunicator, ExecutorOptionsShareTheNodesCoresAmongItsRanks) {
+  auto& comm = test_comm();
+  const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
+  EXPECT_EQ(comm.cores_per_rank(), std::max(1u, hw / static_cast<unsigned>(comm.ranks_on_node())));
+  const tessera::ExecutorOptions o = comm.executor_options();
+  EXPECT_EQ(o.gpu_workers, 1u);
+  ASSERT_TRUE(o.cpu_workers.has_value());
+  tessera::Executor ex(o);
+  EXPECT_EQ(ex.num_workers(), comm.cores_per_rank()) << comm.ranks_on_node() << " ranks on this node of " << hw;
 }
 
 TEST(DistCommunicator, BarrierOrdersWritesAcrossRanks) {

@@ -5,6 +5,8 @@
 
 #include <tessera/exec.hpp>
 #include <tessera/tensor/tensor.hpp>
+#include <memory>
+#include <type_traits>
 #include <vector>
 
 #include "../tensor/tensor_test_support.hpp"
@@ -78,6 +80,64 @@ TEST_P(ForEachLayouts, SaxpyOverALongOneDimensionalTensor) {
   std::vector<float> got(n.volume());
   y.gather_to(got.data());
   for (std::size_t i = 0; i < got.size(); ++i) ASSERT_EQ(got[i], ys[i] + 2.0f * xs[i]) << i;
+}
+
+// A kernel's constants, however it holds them: members of a small trivially copyable functor
+// (copied into each row's loop), of one over 512 bytes, or behind a member that is not trivially
+// copyable (both called through the caller's reference). Same values in every layout.
+struct SmallAffine {
+  double a, b;
+  template <typename X, typename Y>
+  TESSERA_HOST_DEVICE void operator()(X x, Y y) const {
+    *y = a * *x + b * static_cast<double>(x.global_idx(1));
+  }
+};
+struct LargeAffine {
+  double a, b;
+  double unused[128];
+  template <typename X, typename Y>
+  TESSERA_HOST_DEVICE void operator()(X x, Y y) const {
+    *y = a * *x + b * static_cast<double>(x.global_idx(1));
+  }
+};
+struct SharedAffine {
+  std::shared_ptr<const double[]> ab;
+  template <typename X, typename Y>
+  void operator()(X x, Y y) const {
+    *y = ab[0] * *x + ab[1] * static_cast<double>(x.global_idx(1));
+  }
+};
+static_assert(!std::is_reference_v<decltype(detail::loop_local(std::declval<SmallAffine&>()))>);
+static_assert(std::is_reference_v<decltype(detail::loop_local(std::declval<LargeAffine&>()))>);
+static_assert(std::is_reference_v<decltype(detail::loop_local(std::declval<SharedAffine&>()))>);
+
+template <typename L, typename K>
+void check_affine(Executor& ex, MemoryManager& memory, const K& kernel) {
+  const Extent<2> n{53, 6};
+  TensorOptions<2> o;
+  o.partitions = Extent<2>{2, 2};
+  Tensor<double, 2, L> x(memory, n, TensorOptions<2>(o).named("x")), y(memory, n, TensorOptions<2>(o).named("y"));
+  std::vector<double> xs(n.volume());
+  for (std::size_t k = 0; k < xs.size(); ++k) xs[k] = static_cast<double>(k % 31) * 0.5;
+  x.fill_from(xs.data());
+  for_each(ex, kernel, read_only(x), write_only(y));
+  std::vector<double> got(n.volume());
+  y.gather_to(got.data());
+  for (std::size_t k = 0; k < got.size(); ++k)
+    ASSERT_EQ(got[k], 3.0 * xs[k] - 0.25 * static_cast<double>(k / n.sizes[0])) << L::name << " site " << k;
+}
+
+TEST_P(ForEachLayouts, KernelConstantsAreSeenWhereverTheKernelKeepsThem) {
+  const SmallAffine small{3.0, -0.25};
+  LargeAffine large{3.0, -0.25, {}};
+  const SharedAffine shared{std::shared_ptr<const double[]>(new double[2]{3.0, -0.25})};
+  check_affine<Strided>(ex, memory(), small);
+  check_affine<Contiguous>(ex, memory(), small);
+  check_affine<Tiled<8>>(ex, memory(), small);
+  check_affine<Strided>(ex, memory(), large);
+  check_affine<Tiled<8>>(ex, memory(), large);
+  check_affine<Contiguous>(ex, memory(), shared);
+  check_affine<Tiled<8>>(ex, memory(), shared);
 }
 
 TENSOR_TEST_ON_DEVICES(ForEachLayouts);

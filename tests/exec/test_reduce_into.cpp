@@ -12,6 +12,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <type_traits>
 #include <vector>
 
 #include "../tensor/tensor_test_support.hpp"
@@ -189,6 +190,64 @@ TEST_P(ReduceInto, ANanContributionMakesMaxNan) {
     ReductionResult<double> hi;
     for_each(ex, [] TESSERA_HOST_DEVICE(auto it, auto c) { *c = *it; }, read_only(t), reduce_into(hi, Max{}));
     EXPECT_TRUE(std::isnan(hi.value())) << "NaN at " << at << " dropped: " << hi.value();
+  }
+}
+
+// Max and Min fold rows as omp simd max/min reductions beside a sum that sends a row with a NaN,
+// an infinity or an overflow to the exact fold: both paths, rows of every length modulo the four
+// quarters the fast fold splits a row into (and shorter than four), doubles, floats and integers.
+template <typename T, typename Reducer>
+void check_extreme(Executor& ex, MemoryManager& memory, Extent<2> n, std::vector<T> v, const Reducer& reducer) {
+  TensorOptions<2> o;
+  o.partitions = Extent<2>{2, 1};
+  Tensor<T, 2> t(memory, n, o.named("t"));
+  t.fill_from(v.data());
+  ReductionResult<T> got;
+  for_each(ex, [] TESSERA_HOST_DEVICE(auto it, auto c) { *c = *it; }, read_only(t), reduce_into(got, reducer));
+  T want = Reducer::template identity<T>();
+  for (const T& x : v) want = reducer(want, x);
+  if constexpr (std::is_floating_point_v<T>)
+    if (std::isnan(want)) {
+      EXPECT_TRUE(std::isnan(got.value())) << n.sizes[0] << " x " << n.sizes[1];
+      return;
+    }
+  EXPECT_EQ(got.value(), want) << n.sizes[0] << " x " << n.sizes[1];
+}
+
+TEST_P(ReduceInto, MaxAndMinAreExactWithInfinitiesHugeValuesAndIntegers) {
+  for (const Extent<2> n : {Extent<2>{45, 7}, Extent<2>{64, 3}, Extent<2>{3, 5}, Extent<2>{2, 9}, Extent<2>{130, 2}}) {
+    const std::size_t sites = n.volume();
+    auto doubles = [&](auto special, std::size_t at) {
+      std::vector<double> v(sites);
+      for (std::size_t k = 0; k < sites; ++k) v[k] = std::sin(0.7 * static_cast<double>(k)) * 100.0;
+      v[at % sites] = special;
+      return v;
+    };
+    const double inf = std::numeric_limits<double>::infinity(), nan = std::numeric_limits<double>::quiet_NaN();
+    const double huge = std::numeric_limits<double>::max();
+    for (std::size_t at : {std::size_t{0}, sites / 2 + 1, sites - 1}) {
+      check_extreme(ex, memory(), n, doubles(inf, at), Max{});
+      check_extreme(ex, memory(), n, doubles(-inf, at), Min{});
+      check_extreme(ex, memory(), n, doubles(-inf, at), Max{});
+      check_extreme(ex, memory(), n, doubles(nan, at), Min{});
+      check_extreme(ex, memory(), n, doubles(nan, at), Max{});
+      // Sums of these overflow to infinity, so the row takes the exact fold.
+      std::vector<double> big = doubles(huge, at);
+      big[(at + 1) % sites] = huge;
+      big[(at + 2) % sites] = -huge;
+      check_extreme(ex, memory(), n, big, Max{});
+      check_extreme(ex, memory(), n, big, Min{});
+    }
+    check_extreme(ex, memory(), n, doubles(0.5, 0), Max{});
+    check_extreme(ex, memory(), n, doubles(0.5, 0), Min{});
+    std::vector<float> f(sites);
+    for (std::size_t k = 0; k < sites; ++k) f[k] = static_cast<float>(std::cos(1.3 * static_cast<double>(k)));
+    check_extreme(ex, memory(), n, f, Max{});
+    check_extreme(ex, memory(), n, f, Min{});
+    std::vector<std::int64_t> ints(sites);
+    for (std::size_t k = 0; k < sites; ++k) ints[k] = (static_cast<std::int64_t>(k) * 7919) % 2003 - 1000;
+    check_extreme(ex, memory(), n, ints, Max{});
+    check_extreme(ex, memory(), n, ints, Min{});
   }
 }
 

@@ -271,6 +271,34 @@ TEST(ProgressSources, ABusyWorkerPollsBetweenItsTasks) {
   EXPECT_LT(source.done_when_completed.load(), 100) << "the busy worker did not poll between its tasks";
 }
 
+TEST(ProgressSources, ABusyWorkerPollsBetweenTheChunksOfALongLoop) {
+  // One node that is one long parallel loop (6.4 ms on the only worker): polls between tasks
+  // alone would leave a message unprogressed for all of it. Its chunks (eight for one worker) end
+  // 800 us apart, and each end may poll.
+  struct Counting final : ProgressSource {
+    std::atomic<bool> in_loop{false};
+    std::atomic<int> polls_in_loop{0};
+    bool poll() noexcept override {
+      if (in_loop.load()) polls_in_loop.fetch_add(1);
+      return false;
+    }
+  } source;
+  ProgressRegistration registered = register_progress_source(source);
+  Executor ex(ExecutorOptions{.gpu_workers = 1, .cpu_workers = 0});
+  NodeGraph graph("one long loop");
+  graph.emplace([&] {
+    source.in_loop.store(true);
+    ex.parallel_for(0, 64, [](std::size_t) {
+      const auto start = std::chrono::steady_clock::now();
+      while (std::chrono::steady_clock::now() - start < 100us) {
+      }
+    });
+    source.in_loop.store(false);
+  });
+  ex.run(graph).get();
+  EXPECT_GE(source.polls_in_loop.load(), 4) << "the worker did not poll between the loop's chunks";
+}
+
 namespace {
 // Polls nothing; counts how often the last awake worker told it that nobody polls now.
 struct WatchingSource final : ProgressSource {

@@ -32,12 +32,7 @@ euler2d::Problem bubble(std::size_t nx, std::size_t ny) {
 }
 
 // As the app sizes it: the node's cores shared among its ranks.
-tessera::ExecutorOptions workers() {
-  tessera::ExecutorOptions o;
-  o.gpu_workers = 1;
-  o.cpu_workers = test_comm().cores_per_rank() - 1;
-  return o;
-}
+tessera::ExecutorOptions workers() { return test_comm().executor_options(); }
 
 template <typename T>
 void expect_same_bytes(const std::vector<T>& a, const std::vector<T>& b, const std::string& what) {

@@ -15,6 +15,7 @@
 #include <type_traits>
 
 #include "tessera/core/ranks.hpp"
+#include "tessera/sched/executor.hpp"
 
 namespace tessera {
 class Buffer;
@@ -100,6 +101,13 @@ class Communicator : public tessera::Ranks {
   int ranks_on_node() const noexcept;
   /// The cores this rank may use: the hardware threads divided among the node's ranks (at least 1).
   unsigned cores_per_rank() const noexcept;
+  /// An executor's workers for this rank's share of the node: cores_per_rank() in all, one of
+  /// them GPU-priority (it drives the rank's devices and runs CPU work too). An Executor with
+  /// default options takes every core of the node, on each rank: with 2 ranks on 2 cores, four
+  /// busy workers.
+  ///
+  ///   tessera::Executor executor(comm.executor_options());
+  ExecutorOptions executor_options() const noexcept;
   /// Whether MPI can read and write GPU memory directly (OpenMPI's MPIX_Query_cuda_support, at
   /// run time). When not, device data travels through pinned host memory.
   bool cuda_aware() const noexcept;

@@ -1,13 +1,13 @@
 #pragma once
 // ProgressSource: completions that happen only when somebody asks (MPI requests, device events
-// polled without a callback). Executor workers ask while they are awake: between their tasks (at
-// most every 50 us) and while they look for work before they sleep, so a message or event that
-// lands while a graph waits for it is seen within a poll instead of when a progress thread next
-// wakes, and the nodes it releases run at once on a worker. Workers never spin longer for it:
-// once their look-for-work window ends they sleep, the last one to fall asleep tells the sources
-// (unattended()), and each source's own thread (if it has one) takes over. While workers attend,
-// such a thread can sleep long instead of waking thousands of times a second to take a core
-// from them.
+// polled without a callback). Executor workers ask while they are awake: between their tasks and
+// between the chunks of a parallel loop (at most every 50 us), and while they look for work
+// before they sleep, so a message or event that lands while a graph waits for it is seen within
+// a poll instead of when a progress thread next wakes, and the nodes it releases run at once on
+// a worker. Workers never spin longer for it: once their look-for-work window ends they sleep,
+// the last one to fall asleep tells the sources (unattended()), and each source's own thread (if
+// it has one) takes over. While workers attend, such a thread can sleep long instead of waking
+// thousands of times a second to take a core from them.
 
 #include <cstdint>
 
@@ -58,8 +58,9 @@ class ProgressRegistration {
 ProgressRegistration register_progress_source(ProgressSource& source);
 
 /// How many executor workers are awake now (running tasks or looking for work), in every
-/// executor of the process. Each polls the registered sources at least every 50 us of tasks and
-/// before it sleeps; a source's own thread may sleep long while this is not zero.
+/// executor of the process. Each polls the registered sources at least every 50 us of tasks (or
+/// of a loop's chunks) and before it sleeps; a source's own thread may sleep long while this is
+/// not zero.
 int attending_workers() noexcept;
 
 /// Held around a blocking wait for something only a poll completes: if the calling thread is an

@@ -109,6 +109,20 @@ std::size_t first_tile_head(const A&... a) {
   return h == static_cast<std::size_t>(-1) ? 0 : h;
 }
 
+/// The kernel as a strip loop calls it: a copy in the loop's own frame when it is a small
+/// trivially copyable value (a lambda's captures, a functor's constants), else the caller's.
+/// Through the caller's reference every store of a double may alias a double member, so the
+/// compiler reloads the members after each strip's stores and recomputes what it derives from
+/// them; the Jacobi3D sweep's held-plane test (three divisions by the block size, per strip)
+/// then cost a third of the sweep, and vanished from the profile with the copy.
+template <typename F>
+decltype(auto) loop_local(F& kernel) {
+  if constexpr (std::is_trivially_copyable_v<F> && sizeof(F) <= 512)
+    return F(kernel);
+  else
+    return (kernel);
+}
+
 /// `strips` consecutive strips from `x` of a row whose iterators start at `row_starts`.
 /// `flatten` inlines the kernel into the loop however large it is: a call per site would stop
 /// the vectoriser ("statement clobbers memory"). Each strip's iterators are made in here, where
@@ -117,8 +131,9 @@ std::size_t first_tile_head(const A&... a) {
 /// flux kernel a quarter of its time. One call per row rather than per strip sets the kernel's
 /// constants up once per row.
 template <std::size_t N, bool TileStarts, typename F, typename... S>
-[[gnu::flatten]] inline void run_strips(F& kernel, std::size_t vvl, std::ptrdiff_t x, std::size_t strips,
+[[gnu::flatten]] inline void run_strips(F& caller_kernel, std::size_t vvl, std::ptrdiff_t x, std::size_t strips,
                                         const S&... row_starts) {
+  decltype(auto) kernel = loop_local(caller_kernel);
   auto lanes = [&](const auto&... b) {
     if constexpr (N > 0) {
       TESSERA_INDEPENDENT_LANES
@@ -150,7 +165,8 @@ template <std::size_t N, bool TileStarts, typename F, typename... S>
 /// (A full-width strip with the edge lanes masked off vectorised only with 32-bit lane counters,
 /// and then some loads became gathers; it was no faster.)
 template <std::size_t N, std::size_t Reach, typename F, typename... S>
-[[gnu::flatten]] inline void run_tile_cores(F& kernel, std::ptrdiff_t x, std::size_t tiles, const S&... row_starts) {
+[[gnu::flatten]] inline void run_tile_cores(F& caller_kernel, std::ptrdiff_t x, std::size_t tiles, const S&... row_starts) {
+  decltype(auto) kernel = loop_local(caller_kernel);
   auto lanes = [&](const auto&... b) {
     TESSERA_INDEPENDENT_LANES
     for (std::size_t lane = Reach; lane < N - Reach; ++lane) kernel(along_x(b, static_cast<std::ptrdiff_t>(lane))...);
@@ -169,8 +185,9 @@ template <std::size_t N, std::size_t Reach, typename F, typename... S>
 
 /// run_tile_cores for a tile the row covers only part of: its lanes [lo, hi) that are core lanes.
 template <std::size_t N, std::size_t Reach, typename F, typename... S>
-[[gnu::flatten]] inline void run_tile_core_part(F& kernel, std::ptrdiff_t x, std::size_t lo, std::size_t hi,
+[[gnu::flatten]] inline void run_tile_core_part(F& caller_kernel, std::ptrdiff_t x, std::size_t lo, std::size_t hi,
                                                 const S&... row_starts) {
+  decltype(auto) kernel = loop_local(caller_kernel);
   auto lanes = [&](const auto&... b) {
     const std::size_t to = std::min(hi, N - Reach);
     TESSERA_INDEPENDENT_LANES
@@ -183,8 +200,9 @@ template <std::size_t N, std::size_t Reach, typename F, typename... S>
 /// Tiled<V> layouts every address, neighbours included, is then linear in the strip (a stride of
 /// one tile), so the edge lanes that run_tile_cores leaves out vectorise too.
 template <typename F, typename... S>
-[[gnu::flatten]] inline void run_lane_across_strips(F& kernel, std::size_t strip_sites, std::size_t strips,
+[[gnu::flatten]] inline void run_lane_across_strips(F& caller_kernel, std::size_t strip_sites, std::size_t strips,
                                                     std::size_t lane, std::ptrdiff_t x, const S&... row_starts) {
+  decltype(auto) kernel = loop_local(caller_kernel);
   auto lanes = [&](const auto&... b) {
     TESSERA_INDEPENDENT_LANES
     for (std::size_t k = 0; k < strips; ++k)
@@ -351,9 +369,10 @@ struct can_stage_tuple<N, R, F, std::tuple<S...>> : std::bool_constant<can_stage
 /// (read_only tensors, which do not change, are staged a tile ahead). Only for rows that one
 /// worker runs whole: a stage reads R sites past each end of its tile.
 template <std::size_t N, std::size_t R, typename F, typename... S, std::size_t... I>
-[[gnu::flatten]] void run_row_staged(F& kernel, const std::tuple<S...>& starts, std::index_sequence<I...>,
+[[gnu::flatten]] void run_row_staged(F& caller_kernel, const std::tuple<S...>& starts, std::index_sequence<I...>,
                                      const std::ptrdiff_t (&pads)[sizeof...(S)], std::ptrdiff_t nx,
                                      std::ptrdiff_t x_begin, std::ptrdiff_t x_end, std::ptrdiff_t first_tile) {
+  decltype(auto) kernel = loop_local(caller_kernel);
   constexpr auto n = static_cast<std::ptrdiff_t>(N);
   const std::ptrdiff_t t0 = x_begin < first_tile ? first_tile - n : first_tile;
   std::tuple<RowStage<N, R, S>...> stages{

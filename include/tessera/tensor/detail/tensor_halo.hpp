@@ -113,7 +113,20 @@ void Tensor<T, D, L>::transfer_through_host(const HaloTransfer<D>& h) {
   const detail::HostHold src(buffers_[h.source], Access::read, from);
   const detail::HostHold dst(buffers_[h.destination], Access::read_write, to);
   const BlockView<T, D, L> s{src.base(), geometry_[h.source]}, d{dst.base(), geometry_[h.destination]};
-  for_each_index(h.box, [&](const Index<D>& i) { d.at(i - dst_lo) = T(s.at(i - src_lo)); });
+  // A line along x at a time, its rows found once: finding both rows for every site (as at()
+  // does) cost Jacobi3D's 64^2-site faces 1.6 ns a site, a tenth of its iteration.
+  using sites = LayoutTraits<T, L>;
+  Box<D> lines = h.box;
+  lines.hi.coords[0] = lines.lo.coords[0] + 1;
+  const std::int64_t width = h.box.hi.coords[0] - h.box.lo.coords[0];
+  const auto sp = static_cast<std::ptrdiff_t>(s.geometry.pitch), dp = static_cast<std::ptrdiff_t>(d.geometry.pitch);
+  for_each_index(lines, [&](const Index<D>& i) {
+    const Index<D> sl = i - src_lo, dl = i - dst_lo;
+    std::byte* const srow = s.row(s.geometry.row_of(sl));
+    std::byte* const drow = d.row(d.geometry.row_of(dl));
+    const std::ptrdiff_t sx = sl.coords[0] + s.geometry.padding.coords[0], dx = dl.coords[0] + d.geometry.padding.coords[0];
+    for (std::int64_t k = 0; k < width; ++k) sites::at(drow, dx + k, dp) = T(sites::at(srow, sx + k, sp));
+  });
 }
 
 }  // namespace tessera
