@@ -113,8 +113,8 @@ std::size_t first_tile_head(const A&... a) {
 /// trivially copyable value (a lambda's captures, a functor's constants), else the caller's.
 /// Through the caller's reference every store of a double may alias a double member, so the
 /// compiler reloads the members after each strip's stores and recomputes what it derives from
-/// them; the Jacobi3D sweep's held-plane test (three divisions by the block size, per strip)
-/// then cost a third of the sweep, and vanished from the profile with the copy.
+/// them: the Jacobi3D sweep's held-plane test (divisions by the block size) ran per strip, not
+/// per row, and the tensor variant took 40 ms an iteration on 2 ranks against 33 with the copy.
 template <typename F>
 decltype(auto) loop_local(F& kernel) {
   if constexpr (std::is_trivially_copyable_v<F> && sizeof(F) <= 512)

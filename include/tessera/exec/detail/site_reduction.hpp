@@ -169,8 +169,8 @@ constexpr bool folds_in_any_order() {
 /// The largest (Largest) or smallest of `count` values from `site`, as `omp simd` max or min
 /// reductions over the four quarters of the range at once, whose lanes stay in registers: through
 /// Max's NaN-aware compare GCC kept them in memory, and a 64-site row took 36 ns, a third of the
-/// Jacobi3D sweep's time (one quarter at a time, a chain of dependent adds, 30). Those
-/// reductions leave what a NaN does unspecified, so a sum of the values rides along and, when it
+/// Jacobi3D sweep's time (20 now; the whole row as one range, one chain of dependent adds: 30).
+/// These reductions leave what a NaN does unspecified, so a sum of the values rides along and, when it
 /// is not finite (a NaN, an infinity or an overflow somewhere), nothing is returned and the
 /// caller folds the exact way.
 template <bool Largest, typename R>
