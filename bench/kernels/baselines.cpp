@@ -4,6 +4,10 @@
 
 #include "kernels.hpp"
 
+#include "jacobi3d/jacobi.hpp"
+
+#include <algorithm>
+
 #include <cstdlib>
 #include <new>
 
@@ -37,6 +41,13 @@ bool have_openmp() {
 #else
   return false;
 #endif
+}
+
+double jacobi_steps(jacobi3d::BlockGrid* blocks, std::size_t count) {
+  double err = 0;
+#pragma omp parallel for schedule(static) reduction(max : err)
+  for (std::size_t b = 0; b < count; ++b) err = std::max(err, jacobi3d::step(blocks[b]));
+  return err;
 }
 
 void stream_triad(double* a, const double* b, const double* c, double s, std::size_t n) {

@@ -120,6 +120,7 @@ inline void report_vs_stream(Report& report, const std::string& benchmark, const
 void run_saxpy(Report& report, const Settings& s, TriadCeiling& triad);
 void run_particles(Report& report, const Settings& s, TriadCeiling& triad);
 void run_flux(Report& report, const Settings& s, TriadCeiling& triad);
+void run_jacobi(Report& report, const Settings& s, TriadCeiling& triad);
 #if defined(TESSERA_BENCH_HAVE_CUDA)
 /// GPU rows (CUDA builds): prints why and returns where there is no GPU.
 void run_cuda_kernels(Report& report, const Settings& s);

@@ -33,6 +33,7 @@ int main(int argc, char** argv) {
   if (args.runs("saxpy")) run_saxpy(report, s, triad);
   if (args.runs("particles")) run_particles(report, s, triad);
   if (args.runs("flux")) run_flux(report, s, triad);
+  if (args.runs("jacobi")) run_jacobi(report, s, triad);
 #if defined(TESSERA_BENCH_HAVE_CUDA)
   if (args.runs("cuda")) run_cuda_kernels(report, s);
 #endif

@@ -106,27 +106,12 @@ TEST(Jacobi3d, DistributedTensorMatchesTheReferenceBitForBit) {
   std::vector<jacobi3d::BlockGrid> reference;
   const auto want = jacobi3d::reference(p, reference);
   const std::vector<double> dense = jacobi3d::dense_grid(p, reference);
-  for (const char* devices : {"host", "sim:2:64MiB"})
-    for (const auto planes : {jacobi3d::PlaneTest::by_block_index_where_possible, jacobi3d::PlaneTest::by_division}) {
-      const auto run = jacobi3d::solve_with_tensors(comm, p, devices, planes);
-      const std::string what = std::string(devices) + (run.planes_by_block_index ? ", planes by block index" : ", planes by division");
-      EXPECT_EQ(run.outcome.iterations, want.iterations) << what;
-      EXPECT_EQ(run.outcome.error, want.error) << what;
-      ASSERT_EQ(run.field.size(), dense.size());
-      for (std::size_t k = 0; k < dense.size(); ++k) ASSERT_EQ(run.field[k], dense[k]) << "cell " << k << " on " << what;
-    }
-}
-
-// The block-index test of the held planes is taken exactly where each tensor block is one proxy
-// block: on one rank (3^3 blocks of 8^3) and three (1 x 1 x 3 ranks, each 3 x 3 x 1 blocks),
-// not on two or four, whose rank grids do not divide the three blocks per side.
-TEST(Jacobi3d, DistributedTensorTestsPlanesByBlockIndexWhereBlocksAlign) {
-  auto& comm = test_comm();
-  const auto run = jacobi3d::solve_with_tensors(comm, small_problem());
-  std::size_t ranks_per_side_dividing_3 = 0;
-  for (std::size_t d = 0; d < 3; ++d) ranks_per_side_dividing_3 += 3 % run.rank_grid.sizes[d] == 0 ? 1 : 0;
-  EXPECT_EQ(run.planes_by_block_index, ranks_per_side_dividing_3 == 3)
-      << "rank grid " << run.rank_grid.sizes[0] << " x " << run.rank_grid.sizes[1] << " x " << run.rank_grid.sizes[2];
-  EXPECT_FALSE(jacobi3d::solve_with_tensors(comm, small_problem(), "host", jacobi3d::PlaneTest::by_division)
-                   .planes_by_block_index);
+  for (const char* devices : {"host", "sim:2:64MiB"}) {
+    const auto run = jacobi3d::solve_with_tensors(comm, p, devices);
+    EXPECT_EQ(run.outcome.iterations, want.iterations) << devices;
+    EXPECT_EQ(run.outcome.error, want.error) << devices;
+    ASSERT_EQ(run.field.size(), dense.size());
+    for (std::size_t k = 0; k < dense.size(); ++k)
+      ASSERT_EQ(run.field[k], dense[k]) << "cell " << k << " on " << devices;
+  }
 }

@@ -1,0 +1,69 @@
+// The tensor Jacobi3D's sweep (apps/jacobi3d/tensor_sweep.hpp) on one process: a periodic
+// (2n)^3 tensor in 2 x 2 x 2 blocks of n^3, each sweep a for_each that averages, holds the
+// planes and reduces the largest change as it runs (reduce_into), against the proxy's own
+// `step` on the same eight blocks, shared out by OpenMP (what the hand-written MPI solver does
+// on a rank). Neither side exchanges halos in the timed loop. Before timing, one sweep of each
+// from the proxy's start must give the reference's bits and largest change.
+#include "baselines.hpp"
+#include "kernels.hpp"
+
+#include "jacobi3d/jacobi.hpp"
+#include "jacobi3d/tensor_sweep.hpp"
+
+#include <tessera/device/device_set.hpp>
+#include <tessera/exec.hpp>
+#include <tessera/memory/memory_manager.hpp>
+#include <tessera/tensor/tensor.hpp>
+
+#include <vector>
+
+namespace tessera::bench {
+
+void run_jacobi(Report& report, const Settings& s, TriadCeiling& triad) {
+  jacobi3d::Problem p;
+  p.blocks = 2;
+  p.size = s.quick ? 64 : 128;
+  p.max_iterations = 1;
+  const std::int64_t n = p.cells();
+  Executor ex;
+  DeviceSet devices = DeviceSet::select("host");
+  MemoryManager memory(devices);
+
+  // The proxy's blocks after its first iteration (ghosts exchanged, one step).
+  std::vector<jacobi3d::BlockGrid> blocks;
+  const jacobi3d::Outcome first = jacobi3d::reference(p, blocks);
+  const std::vector<double> want = jacobi3d::dense_grid(p, blocks);
+
+  TensorOptions<3> o;
+  o.with_padding(1);
+  o.periodic = {true, true, true};
+  o.sub_partitions = Extent<3>{2, 2, 2};
+  const Extent<3> sizes = Extent<3>::filled(static_cast<std::size_t>(p.size));
+  Tensor<double, 3, Contiguous> u(memory, sizes, TensorOptions<3>(o).named("u")), v(memory, sizes, TensorOptions<3>(o).named("v"));
+  std::vector<double> start(sizes.volume(), 0.0);
+  for_each_index(Box<3>(sizes), [&](const Index<3>& i) {
+    if (i.coords[0] % n == 0 || i.coords[1] % n == 0 || i.coords[2] % n == 0) start[sizes.linear(i)] = 255.0;
+  });
+  u.fill_from(start.data());
+  u.exchange_padding();
+  u.load_boundary(Periodic{});
+  const jacobi3d::TensorSweep sweep{static_cast<double>(n), 1.0 / static_cast<double>(n)};
+  ReductionResult<double> largest;
+  auto run = [&] { for_each(ex, sweep, read_only(u), write_only(v), reduce_into(largest, Max{})); };
+  run();
+  std::vector<double> got(sizes.volume());
+  v.gather_to(got.data());
+  if (got != want || largest.value() != first.error) mismatch("jacobi: the sweep is not the reference's first step");
+
+  const auto r = Interleaved::run(
+      s.rounds,
+      {{"tessera", run},
+       {"openmp", [&] { baseline::jacobi_steps(blocks.data(), blocks.size()); }},
+       {"stream-triad", [&] { triad.run(); }}});
+  const double bytes = 16.0 * static_cast<double>(sizes.volume());  // read u, write v
+  const std::string name = "jacobi-sweep-" + std::to_string(p.size) + "^3";
+  report_pair(report, name, r, "tessera", "openmp", bytes);
+  report_vs_stream(report, name, r, "openmp", bytes, triad.bytes());
+}
+
+}  // namespace tessera::bench
