@@ -2,13 +2,17 @@
 // raw MPI in the same run. Ping-pong latency and bandwidth (PREMA §4.2) against MPI_Send/MPI_Recv,
 // and the rate of empty remote handlers against a naive MPI_Send/MPI_Recv per message loop;
 // objects that all start on one rank, with and without work stealing.
-// With the apps built, the euler2d shock-bubble on the two ranks against one rank alone.
+// With the apps built, the euler2d shock-bubble on the two ranks against one rank alone, and
+// Jacobi3D on a distributed tensor and on mobile objects against its hand-written MPI version.
 //
 //   mpirun -np 2 tessera-bench-dist [--json FILE] [--quick]
 #include "../../apps/pingpong/pingpong.hpp"
 #include "common/report.hpp"
 #if TESSERA_BENCH_EULER2D
 #include "euler2d_ranks.hpp"
+#endif
+#if TESSERA_BENCH_JACOBI3D
+#include "jacobi3d_ranks.hpp"
 #endif
 
 #include <tessera/dist/objects.hpp>
@@ -164,6 +168,9 @@ int main(int argc, char** argv) {
   }
 #if TESSERA_BENCH_EULER2D
   if (args.runs("euler2d") && !bench_euler2d_ranks(comm, report, args.quick)) return 1;
+#endif
+#if TESSERA_BENCH_JACOBI3D
+  if (args.runs("jacobi3d") && !bench_jacobi3d_ranks(comm, report, args.quick)) return 1;
 #endif
   if (lead) report.write_json(args.json);
   return 0;

@@ -574,33 +574,55 @@ void run_block_on_cpu(Executor* executor, const ExecOptions& options, const Laun
     for (; x < x_end; ++x) one(x);
   };
 
-  const std::size_t items = rows * chunks_per_row;
+  // A reduction's short rows run in groups, and each group's contributions are folded once all
+  // its rows have run: a row folded right after its strips waits for their last stores (the
+  // kernel's slowest results, Jacobi3D's divisions), where the next row's strips could run.
+  const std::size_t group = reduces && chunks_per_row == 1 ? std::clamp<std::size_t>(512 / nx, 1, 8) : 1;
+  const std::size_t row_stride = (nx + 7) / 8 * 8;
+  const std::size_t items = (rows + group - 1) / group * chunks_per_row;
   std::vector<std::conditional_t<reduces, Reduced, char>> partials(
-      reduces ? items : 0, partial_identity<std::conditional_t<reduces, Reduced, char>>(args...));
-  auto run_item = [&](std::size_t item) {
-    const std::size_t row = item / chunks_per_row;
-    const std::size_t part = item % chunks_per_row;
-    const std::size_t x_begin = part * chunk;
-    const std::size_t x_end = std::min(nx, x_begin + chunk);
+      reduces ? rows * chunks_per_row : 0, partial_identity<std::conditional_t<reduces, Reduced, char>>(args...));
+  auto local_of = [&](std::size_t row) {
     Index<D> local{};
     std::size_t r = row;
     for (std::size_t d = 1; d < D; ++d) {
       local.coords[d] = static_cast<std::int64_t>(r % n.sizes[d]);
       r /= n.sizes[d];
     }
+    return local;
+  };
+  auto run_item = [&](std::size_t item) {
+    if constexpr (reduces) {
+      const auto& into = reduce_block_arg(args...);
+      if (group > 1) {
+        const std::size_t first = item * group, last = std::min(rows, first + group);
+        Reduced* contributions = cpu_contribution_row<Reduced>(row_stride * group);
+        clear_contributions(into, contributions, row_stride * (last - first));
+        for (std::size_t row = first; row < last; ++row)
+          run_sites(local_of(row), 0, nx, contributions + (row - first) * row_stride);
+        for (std::size_t row = first; row < last; ++row)
+          partials[row] = fold_contributions(contributions + (row - first) * row_stride, nx, into.reducer);
+        return;
+      }
+    }
+    const std::size_t row = item / chunks_per_row;
+    const std::size_t part = item % chunks_per_row;
+    const std::size_t x_begin = part * chunk;
+    const std::size_t x_end = std::min(nx, x_begin + chunk);
     if (x_begin >= x_end) return;  // a reduction's partial stays the identity
     if constexpr (reduces) {
       const auto& into = reduce_block_arg(args...);
       Reduced* contributions = cpu_contribution_row<Reduced>(nx);
       clear_contributions(into, contributions + x_begin, x_end - x_begin);
-      run_sites(local, x_begin, x_end, contributions);
+      run_sites(local_of(row), x_begin, x_end, contributions);
       partials[item] = fold_contributions(contributions + x_begin, x_end - x_begin, into.reducer);
     } else {
-      run_sites(local, x_begin, x_end, nullptr);
+      run_sites(local_of(row), x_begin, x_end, nullptr);
     }
   };
   if (executor != nullptr && items > 1) {
-    executor->parallel_for(0, items, run_item, options.rows_per_task);
+    const std::size_t items_per_task = options.rows_per_task == 0 ? 0 : std::max<std::size_t>(1, options.rows_per_task / group);
+    executor->parallel_for(0, items, run_item, items_per_task);
   } else {
     for (std::size_t i = 0; i < items; ++i) run_item(i);
   }

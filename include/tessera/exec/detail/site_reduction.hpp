@@ -166,63 +166,65 @@ constexpr bool folds_in_any_order() {
     return false;
 }
 
-/// The largest (Largest) or smallest of `count` values from `site`, as `omp simd` max or min
-/// reductions over the four quarters of the range at once, whose lanes stay in registers: through
-/// Max's NaN-aware compare GCC kept them in memory, and a 64-site row took 36 ns, a third of the
-/// Jacobi3D sweep's time (20 now; the whole row as one range, one chain of dependent adds: 30).
+/// The largest (Largest) or smallest of `count` floating-point values from `site`, as `omp simd`
+/// max or min reductions, whose lanes stay in registers: through Max's NaN-aware compare GCC kept
+/// them in memory, and a 64-site row took 36 ns, a third of the Jacobi3D sweep's time. With 16-
+/// or 32-byte vectors a 64-site row is a chain of 16 or more dependent steps, so the four quarters
+/// of the range run as four chains (20 ns with SSE2; one chain: 30). With AVX-512 the chain is 8
+/// steps and one is faster: GCC spills four chains' accumulators to the stack (a 128^3 sweep
+/// 10 % slower with them).
 /// These reductions leave what a NaN does unspecified, so a sum of the values rides along and, when it
 /// is not finite (a NaN, an infinity or an overflow somewhere), nothing is returned and the
 /// caller folds the exact way.
 template <bool Largest, typename R>
 std::optional<R> fold_extreme(const R* site, std::size_t count) {
+  static_assert(std::is_floating_point_v<R>);
   constexpr R start = Largest ? std::numeric_limits<R>::lowest() : std::numeric_limits<R>::max();
-  R b0 = start, b1 = start, b2 = start, b3 = start;
-  R p0 = 0, p1 = 0, p2 = 0, p3 = 0;
-  const std::size_t q = count / 4;
-  const R *s0 = site, *s1 = site + q, *s2 = site + 2 * q, *s3 = site + 3 * q;
   auto pick = [](R best, R v) {
     if constexpr (Largest)
       return best < v ? v : best;
     else
       return v < best ? v : best;
   };
-  if constexpr (std::is_floating_point_v<R>) {
-    if constexpr (Largest) {
-#pragma omp simd reduction(max : b0, b1, b2, b3) reduction(+ : p0, p1, p2, p3)
-      for (std::size_t x = 0; x < q; ++x) {
-        b0 = pick(b0, s0[x]), b1 = pick(b1, s1[x]), b2 = pick(b2, s2[x]), b3 = pick(b3, s3[x]);
-        p0 += s0[x], p1 += s1[x], p2 += s2[x], p3 += s3[x];
-      }
-    } else {
-#pragma omp simd reduction(min : b0, b1, b2, b3) reduction(+ : p0, p1, p2, p3)
-      for (std::size_t x = 0; x < q; ++x) {
-        b0 = pick(b0, s0[x]), b1 = pick(b1, s1[x]), b2 = pick(b2, s2[x]), b3 = pick(b3, s3[x]);
-        p0 += s0[x], p1 += s1[x], p2 += s2[x], p3 += s3[x];
-      }
-    }
-    for (std::size_t x = 4 * q; x < count; ++x) b0 = pick(b0, site[x]), p0 += site[x];
-    const R probe = (p0 + p1) + (p2 + p3);
-    if (!(probe - probe == 0)) return std::nullopt;
+#if defined(__AVX512F__)
+  R best = start, probe = 0;
+  if constexpr (Largest) {
+#pragma omp simd reduction(max : best) reduction(+ : probe)
+    for (std::size_t x = 0; x < count; ++x) best = pick(best, site[x]), probe += site[x];
   } else {
-    if constexpr (Largest) {
-#pragma omp simd reduction(max : b0, b1, b2, b3)
-      for (std::size_t x = 0; x < q; ++x)
-        b0 = pick(b0, s0[x]), b1 = pick(b1, s1[x]), b2 = pick(b2, s2[x]), b3 = pick(b3, s3[x]);
-    } else {
-#pragma omp simd reduction(min : b0, b1, b2, b3)
-      for (std::size_t x = 0; x < q; ++x)
-        b0 = pick(b0, s0[x]), b1 = pick(b1, s1[x]), b2 = pick(b2, s2[x]), b3 = pick(b3, s3[x]);
-    }
-    for (std::size_t x = 4 * q; x < count; ++x) b0 = pick(b0, site[x]);
+#pragma omp simd reduction(min : best) reduction(+ : probe)
+    for (std::size_t x = 0; x < count; ++x) best = pick(best, site[x]), probe += site[x];
   }
-  return pick(pick(b0, b1), pick(b2, b3));
+#else
+  R b0 = start, b1 = start, b2 = start, b3 = start;
+  R p0 = 0, p1 = 0, p2 = 0, p3 = 0;
+  const std::size_t q = count / 4;
+  const R *s0 = site, *s1 = site + q, *s2 = site + 2 * q, *s3 = site + 3 * q;
+  if constexpr (Largest) {
+#pragma omp simd reduction(max : b0, b1, b2, b3) reduction(+ : p0, p1, p2, p3)
+    for (std::size_t x = 0; x < q; ++x) {
+      b0 = pick(b0, s0[x]), b1 = pick(b1, s1[x]), b2 = pick(b2, s2[x]), b3 = pick(b3, s3[x]);
+      p0 += s0[x], p1 += s1[x], p2 += s2[x], p3 += s3[x];
+    }
+  } else {
+#pragma omp simd reduction(min : b0, b1, b2, b3) reduction(+ : p0, p1, p2, p3)
+    for (std::size_t x = 0; x < q; ++x) {
+      b0 = pick(b0, s0[x]), b1 = pick(b1, s1[x]), b2 = pick(b2, s2[x]), b3 = pick(b3, s3[x]);
+      p0 += s0[x], p1 += s1[x], p2 += s2[x], p3 += s3[x];
+    }
+  }
+  for (std::size_t x = 4 * q; x < count; ++x) b0 = pick(b0, site[x]), p0 += site[x];
+  const R best = pick(pick(b0, b1), pick(b2, b3)), probe = (p0 + p1) + (p2 + p3);
+#endif
+  if (!(probe - probe == 0)) return std::nullopt;
+  return best;
 }
 
 /// Folds `count` contributions from `site` with `reducer`: in vector lanes where its result does
 /// not depend on the order (as reduce() folds a row), else in site order.
 template <typename R, typename Reducer>
 R fold_contributions(const R* site, std::size_t count, const Reducer& reducer) {
-  if constexpr (std::is_arithmetic_v<R> && (std::is_same_v<Reducer, Max> || std::is_same_v<Reducer, Min>))
+  if constexpr (std::is_floating_point_v<R> && (std::is_same_v<Reducer, Max> || std::is_same_v<Reducer, Min>))
     if (const std::optional<R> v = fold_extreme<std::is_same_v<Reducer, Max>>(site, count)) return *v;
   R acc = Reducer::template identity<R>();
   if constexpr (std::is_arithmetic_v<R> && folds_in_any_order<Reducer>()) {
