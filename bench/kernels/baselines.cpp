@@ -43,9 +43,9 @@ bool have_openmp() {
 #endif
 }
 
-double jacobi_steps(jacobi3d::BlockGrid* blocks, std::size_t count) {
+double jacobi_steps(jacobi3d::BlockGrid* blocks, std::size_t count, bool one_thread) {
   double err = 0;
-#pragma omp parallel for schedule(static) reduction(max : err)
+#pragma omp parallel for schedule(static) reduction(max : err) if (!one_thread)
   for (std::size_t b = 0; b < count; ++b) err = std::max(err, jacobi3d::step(blocks[b]));
   return err;
 }

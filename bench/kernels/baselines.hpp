@@ -15,8 +15,9 @@ namespace tessera::bench::baseline {
 
 /// One Jacobi3D step of each of `count` blocks (apps/jacobi3d's `step`: the 7-point average, the
 /// largest change, the held planes), the blocks shared out by `omp parallel for`, as the
-/// hand-written MPI solver steps a rank's blocks. Returns the largest change.
-double jacobi_steps(jacobi3d::BlockGrid* blocks, std::size_t count);
+/// hand-written MPI solver steps a rank's blocks (`one_thread`: on the calling thread alone).
+/// Returns the largest change.
+double jacobi_steps(jacobi3d::BlockGrid* blocks, std::size_t count, bool one_thread = false);
 
 /// Whether the baselines were built with OpenMP (else they are serial loops).
 bool have_openmp();
