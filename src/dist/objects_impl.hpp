@@ -354,6 +354,15 @@ class ObjectsImpl {
   std::vector<SendInFlight> sending_;
   std::vector<MPI_Request> sending_requests_;  // reap_sends()'s, kept for their capacity
   std::vector<int> completed_;
+  // Batches matched and being received, in the order they were matched (poll() only): each is
+  // processed once it and every one before it have arrived, so each sender's order holds.
+  struct ReceiveInFlight {
+    MPI_Request request;
+    int source;
+    std::shared_ptr<BatchBytes> bytes;
+  };
+  std::deque<ReceiveInFlight> receiving_;
+  bool process_received();
 
   // Work stealing: whether a request is out, how many ranks said no in a row (a whole round of
   // them pauses the asking until steal_resume_), and which rank is asked next.
