@@ -6,7 +6,12 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <cstdint>
+#include <filesystem>
 #include <memory>
+#include <string>
+
+#include <unistd.h>
 
 namespace {
 tessera::dist::Communicator* g_comm = nullptr;
@@ -25,6 +30,14 @@ class RankPrefix : public ::testing::EmptyTestEventListener {
 }  // namespace
 
 tessera::dist::Communicator& test_comm() { return *g_comm; }
+
+std::string shared_temp_path(const std::string& stem, const std::string& extension) {
+  auto& comm = test_comm();
+  const std::int64_t job = comm.all_reduce(comm.rank() == 0 ? static_cast<std::int64_t>(::getpid()) : 0,
+                                           tessera::dist::Communicator::Reduce::max);
+  const std::string name = stem + "_np" + std::to_string(comm.size()) + "_" + std::to_string(job) + extension;
+  return (std::filesystem::temp_directory_path() / name).string();
+}
 
 int main(int argc, char** argv) {
   ::testing::InitGoogleTest(&argc, argv);

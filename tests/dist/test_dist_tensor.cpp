@@ -328,9 +328,7 @@ TEST(DistTensor, CheckpointRestartsOnAnotherDecomposition) {
   tessera::DeviceSet set = tessera::DeviceSet::select("host");
   tessera::MemoryManager memory(set);
   const tessera::Extent<2> sizes{23, 35};
-  const std::string path =
-      (std::filesystem::temp_directory_path() / ("tessera_dist_ckpt_" + std::to_string(comm.size()) + ".ckpt"))
-          .string();
+  const std::string path = shared_temp_path("tessera_dist_ckpt", ".ckpt");
   const std::vector<double> dense = dense_values(sizes);
   {
     tessera::TensorOptions<2> o;
@@ -435,11 +433,8 @@ TEST(DistTensor, OutputsOfADistributedTensor) {
   o.over(comm);
   tessera::Tensor<double, 2> spread(memory, sizes, o);
   spread.fill_from(dense.data());
-  const auto dir = std::filesystem::temp_directory_path();
-  const std::string mine = (dir / ("tessera_dist_png_" + std::to_string(comm.size()) + ".png")).string();
-  const std::string alone = (dir / ("tessera_dist_png_" + std::to_string(comm.size()) + "_rank" +
-                                    std::to_string(comm.rank()) + ".png"))
-                                .string();
+  const std::string mine = shared_temp_path("tessera_dist_png", ".png");
+  const std::string alone = shared_temp_path("tessera_dist_png_rank" + std::to_string(comm.rank()), ".png");
   if (tessera::io::png_supported()) {
     const tessera::io::ColorRange r = tessera::io::write_png(mine, spread);
     EXPECT_EQ(r.lo, site_value(tessera::Index<2>{0, 0}));
@@ -456,9 +451,7 @@ TEST(DistTensor, OutputsOfADistributedTensor) {
     if (comm.rank() == 0) std::filesystem::remove(mine);
   }
   if (tessera::io::hdf5_supported() && comm.size() > 1) {
-    const std::string base = (dir / ("tessera_dist_h5_" + std::to_string(comm.size()) + "_rank" +
-                                     std::to_string(comm.rank())))
-                                 .string();
+    const std::string base = shared_temp_path("tessera_dist_h5_rank" + std::to_string(comm.rank()), "");
     {
       tessera::io::Hdf5Series series(base, tessera::io::UniformGrid{{40, 30}, {0.0, 0.0}, {1.0, 1.0}});
       series.begin_step(0, 0.0);
