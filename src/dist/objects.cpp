@@ -958,8 +958,13 @@ bool ObjectsImpl::process_received() {
       rc = MPI_Test(&receiving_.front().request, &flag, MPI_STATUS_IGNORE);
     }
     if (rc != MPI_SUCCESS) {
-      fail("rank " + std::to_string(rank) + ": receiving messages from rank " +
-               std::to_string(receiving_.front().source) + " failed (MPI error " + std::to_string(rc) + ")",
+      // Let go, as the destructor lets go after a failure: MPI may still write into its bytes.
+      ReceiveInFlight lost = std::move(receiving_.front());
+      receiving_.pop_front();
+      new std::shared_ptr<BatchBytes>(std::move(lost.bytes));  // deliberately never freed
+      std::lock_guard lock(mutex);
+      fail("rank " + std::to_string(rank) + ": receiving messages from rank " + std::to_string(lost.source) +
+               " failed (MPI error " + std::to_string(rc) + ")",
            false);
       return did;
     }
@@ -975,7 +980,8 @@ bool ObjectsImpl::process_received() {
 bool ObjectsImpl::poll() {
   // A matched batch is received without blocking (MPI_Imrecv): a large one streams only as fast
   // as its sender polls, and MPI_Mrecv spun for it meanwhile, under the MPI lock, in whichever
-  // thread polled, a worker or the progress thread (a fifth of a Jacobi3D rank's samples).
+  // thread polled, a worker or the progress thread (a fifth of a Jacobi3D rank's samples on a
+  // busy machine, where the sender polled late).
   bool did = process_received();
   for (int k = 0; k < 64; ++k) {
     int flag = 0;
