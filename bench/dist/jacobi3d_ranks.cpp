@@ -2,8 +2,9 @@
 // distributed tensor and the mobile objects against the hand-written MPI version, all three
 // built here with the suite's -O3 -march=native and run alternately, round after round, so a
 // slow minute of this VM falls on all of them. Each figure is the median of the rounds' time per
-// iteration; the ratio is the median of the rounds' ratios. The target: the tessera
-// variants at most the MPI version's time at 256^3 in 4^3 blocks.
+// iteration (so the record's ratio is that of the medians), and a line under it gives the median
+// of the rounds' own ratios, with every round's. The target: the tessera variants at most
+// the MPI version's time at 256^3 in 4^3 blocks.
 #include "jacobi3d_ranks.hpp"
 
 #include "jacobi3d/mpi_solver.hpp"
@@ -55,7 +56,6 @@ bool bench_jacobi3d_ranks(tessera::dist::Communicator& comm, tessera::bench::Rep
   if (lead) {
     const std::string name = "jacobi3d-" + std::to_string(p.size) + "^3-b" + std::to_string(p.blocks);
     const double mpi_median = median(mpi_ms);
-    // The ratio column is the median of the rounds' ratios, not the ratio of the medians.
     auto add = [&](const char* variant, const std::vector<double>& ms, const std::vector<double>& ratio) {
       tessera::bench::Record r{name, variant, "per-iteration", median(ms), "ms", "hand-written MPI", mpi_median, 0};
       report.add(r);
