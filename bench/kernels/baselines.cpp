@@ -1,5 +1,6 @@
 // The OpenMP baselines (see baselines.hpp). This file alone is built with -fopenmp; tessera's
-// kernels are in saxpy.cpp, particles.cpp and flux.cpp, built with the same -O3 -march=native.
+// kernels are in saxpy.cpp, particles.cpp, flux.cpp and jacobi.cpp, built with the same -O3
+// -march=native.
 #include "baselines.hpp"
 
 #include "kernels.hpp"
@@ -7,7 +8,6 @@
 #include "jacobi3d/jacobi.hpp"
 
 #include <algorithm>
-
 #include <cstdlib>
 #include <new>
 
