@@ -163,10 +163,11 @@ std::size_t run_graph(tessera::Executor& executor, Tn& phi, Tn& next, const Kern
   const auto [start, activate, update] = kernels;
   std::size_t iterations = 0;
   // DOC eikonal-graph begin
+  const auto star = tessera::Stencil::star();  // both kernels read along the axes: faces only
   tessera::Graph fim("fim"), iterate("fim iteration");
   fim.split(start, phi, next).named("start");
-  iterate.split(activate, tessera::concurrent_padded_access(phi), next).named("activate")
-      .then_split(update, tessera::concurrent_padded_access(next), phi).named("update")
+  iterate.split(activate, tessera::concurrent_padded_access(phi, star), next).named("activate")
+      .then_split(update, tessera::concurrent_padded_access(next, star), phi).named("update")
       .then_reduce(phi, busy, tessera::Sum{}, IsBusy{}).named("busy")
       .conditional([&] { return ++iterations < limit && busy.value() > 0; });
   fim.then(iterate);  // start once, then iterate while a site is busy
@@ -182,11 +183,12 @@ std::size_t run_direct(tessera::Executor& executor, Tn& phi, Tn& next, const Ker
   const auto [start, activate, update] = kernels;
   std::size_t iterations = 0;
   // DOC eikonal-loop begin
+  const auto star = tessera::Stencil::star();
   tessera::for_each(executor, start, phi, next);
   do {
-    phi.exchange_padding();  // neighbours' phi and state for the activation stencil
+    phi.exchange_padding(star);  // neighbours' phi and state for the activation stencil
     tessera::for_each(executor, activate, phi, next);
-    next.exchange_padding();  // and for the update stencil
+    next.exchange_padding(star);  // and for the update stencil
     tessera::for_each(executor, update, next, phi);
     busy.reset();
     tessera::reduce(executor, phi, busy, tessera::Sum{}, IsBusy{});

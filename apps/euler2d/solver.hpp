@@ -82,10 +82,10 @@ class EulerSolver {
     tessera::reduce(executor_, in_, max_wavespeed_, tessera::Max{}, Wavespeed<T>{gas_});
     set_dt();
     set_boundary(in_);
-    in_.exchange_padding();
+    in_.exchange_padding(tessera::Stencil::along({0}));  // each sweep reads along its own dimension
     tessera::for_each(executor_, Sweep<0, T>{gas_, h_}, tessera::read_only(in_), tessera::write_only(out_), dt_);
     set_boundary(out_);
-    out_.exchange_padding();
+    out_.exchange_padding(tessera::Stencil::along({1}));
     tessera::for_each(executor_, Sweep<1, T>{gas_, h_}, tessera::read_only(out_), tessera::write_only(in_), dt_);
     finish_step();
   }
@@ -100,9 +100,12 @@ class EulerSolver {
   void add_step(tessera::Graph& g) {
     g.reduce(in_, max_wavespeed_, tessera::Max{}, Wavespeed<T>{gas_}).then([this] { set_dt(); });
     add_boundary(g, in_);
-    g.then_split(Sweep<0, T>{gas_, h_}, tessera::concurrent_padded_access(in_), tessera::write_only(out_), std::cref(dt_));
+    // Each sweep reads its neighbours along its own dimension only: only those faces move.
+    g.then_split(Sweep<0, T>{gas_, h_}, tessera::concurrent_padded_access(in_, tessera::Stencil::along({0})),
+                 tessera::write_only(out_), std::cref(dt_));
     add_boundary(g, out_);
-    g.then_split(Sweep<1, T>{gas_, h_}, tessera::concurrent_padded_access(out_), tessera::write_only(in_), std::cref(dt_))
+    g.then_split(Sweep<1, T>{gas_, h_}, tessera::concurrent_padded_access(out_, tessera::Stencil::along({1})),
+                 tessera::write_only(in_), std::cref(dt_))
         .then([this] { finish_step(); });
   }
 

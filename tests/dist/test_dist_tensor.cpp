@@ -216,7 +216,8 @@ struct RunResult {
   std::vector<double> maxima, sums;
 };
 
-RunResult run_graph(const tessera::TensorOptions<2>& options, const char* devices, std::size_t steps) {
+RunResult run_graph(const tessera::TensorOptions<2>& options, const char* devices, std::size_t steps,
+                    tessera::Stencil stencil = tessera::Stencil::box()) {
   tessera::DeviceSet set = tessera::DeviceSet::select(devices);
   tessera::MemoryManager memory(set);
   tessera::Executor executor;
@@ -231,9 +232,9 @@ RunResult run_graph(const tessera::TensorOptions<2>& options, const char* device
   RunResult run;
   tessera::Graph g("diffusion");
   g.split(Edges{}, a)
-      .then_split(Smooth{}, tessera::concurrent_padded_access(a), b)
+      .then_split(Smooth{}, tessera::concurrent_padded_access(a, stencil), b)
       .then_split(Edges{}, b)
-      .then_split(Smooth{}, tessera::concurrent_padded_access(b), a)
+      .then_split(Smooth{}, tessera::concurrent_padded_access(b, stencil), a)
       .then_reduce(a, largest, tessera::Max{}, [](auto it) { return *it < 0 ? -*it : *it; })
       .then_reduce(a, total, tessera::Sum{}, [](auto it) { return static_cast<double>(static_cast<long>(*it * 64)); })
       .then([&] {
@@ -266,6 +267,82 @@ TEST(DistTensor, GraphWithPaddedAccessIsBitwiseOneProcess) {
   columns.over(comm);
   columns.rank_grid = {static_cast<std::size_t>(comm.size()), 1};
   EXPECT_EQ(run_graph(columns, "host", 12).field, single.field);
+}
+
+// Smooth reads along the axes only: declared a star stencil, its messages carry the faces (no
+// corners) and the results keep every bit.
+TEST(DistTensor, StarStencilGraphIsBitwiseOneProcess) {
+  auto& comm = test_comm();
+  const RunResult single = run_graph({}, "host", 12);
+  for (const char* devices : {"host", "sim:2:64MiB"}) {
+    tessera::TensorOptions<2> spread;
+    spread.over(comm);
+    spread.rank_grid = {2, static_cast<std::size_t>(comm.size()) / 2};  // corners between ranks
+    spread.sub_partitions = {2, 1};
+    if (comm.size() % 2 != 0) spread.rank_grid = {static_cast<std::size_t>(comm.size()), 1};
+    const RunResult star = run_graph(spread, devices, 12, tessera::Stencil::star());
+    ASSERT_EQ(star.field.size(), single.field.size());
+    for (std::size_t k = 0; k < single.field.size(); ++k)
+      ASSERT_EQ(star.field[k], single.field[k]) << "site " << k << " on " << devices << ", rank " << comm.rank();
+    EXPECT_EQ(star.maxima, single.maxima);
+    EXPECT_EQ(star.sums, single.sums);
+  }
+}
+
+// A star stencil's messages hold only face sites: fewer than the box's wherever a rank has a
+// diagonal neighbour, and every box they list lies beside a block along one dimension.
+TEST(DistTensor, StarStencilMessagesHoldOnlyFaces) {
+  auto& comm = test_comm();
+  tessera::DeviceSet set = tessera::DeviceSet::select("host");
+  tessera::MemoryManager memory(set);
+  tessera::TensorOptions<3> o;
+  o.over(comm).with_padding(1);
+  o.periodic = {true, true, true};
+  o.sub_partitions = {2, 2, 1};
+  o.named("faces");
+  tessera::Tensor<float, 3> t(memory, {8, 8, 8}, o);
+  std::size_t box_sites = 0, star_sites = 0;
+  for (const auto& h : t.halo_sends()) box_sites += h.sites;
+  for (const auto& h : t.halo_sends(tessera::Stencil::star())) {
+    star_sites += h.sites;
+    for (const auto& [b, box] : h.boxes) {
+      // The sender's box is a face of its block: one site deep along one dimension, the whole
+      // block along the others (an edge would be short along two).
+      const tessera::Extent<3> block = t.geometry(b).interior.extent();
+      std::size_t short_dims = 0;
+      for (std::size_t d = 0; d < 3; ++d)
+        if (box.extent().sizes[d] != block.sizes[d]) {
+          ++short_dims;
+          EXPECT_EQ(box.extent().sizes[d], 1u) << "block " << b << " dimension " << d;
+        }
+      EXPECT_EQ(short_dims, 1u) << "block " << b << " on rank " << comm.rank();
+    }
+  }
+  std::size_t star_recv = 0;
+  for (const auto& h : t.halo_recvs(tessera::Stencil::star())) star_recv += h.sites;
+  if (comm.size() > 1) {
+    EXPECT_GT(star_sites, 0u);
+    EXPECT_LT(star_sites, box_sites);
+    EXPECT_EQ(star_recv, star_sites);  // periodic and evenly cut: as much in as out
+  }
+  // exchange_padding with the star stencil fills every face site; run it to check it is collective.
+  std::vector<float> dense(t.size().volume());
+  for (std::size_t k = 0; k < dense.size(); ++k) dense[k] = static_cast<float>(k);
+  t.fill_from(dense.data());
+  t.exchange_padding(tessera::Stencil::star());
+  auto h = t.host(tessera::Access::read);
+  for (std::size_t b = 0; b < t.num_blocks(); ++b) {
+    const auto& g = t.geometry(b);
+    for (std::size_t d = 0; d < 3; ++d)
+      for (int side : {-1, 1}) {
+        tessera::Index<3> face = g.interior.lo;  // the face's first site, beside the interior's first
+        face.coords[d] = side < 0 ? g.interior.lo.coords[d] - 1 : g.interior.hi.coords[d];
+        tessera::Index<3> wrapped = face;
+        wrapped.coords[d] = (wrapped.coords[d] + 8) % 8;
+        ASSERT_EQ(h.block(b).at(face - g.interior.lo), dense[t.size().linear(wrapped)])
+            << "block " << b << " dimension " << d << " side " << side << " rank " << comm.rank();
+      }
+  }
 }
 
 TEST(DistTensor, GraphNamesItsMessageNodes) {

@@ -208,6 +208,28 @@ TEST(GraphStructure, TwoDimensionalHalosIncludeCorners) {
   EXPECT_EQ(g.count(GraphNodeRole::halo), 12u);
 }
 
+// The same tensor read through a star stencil: the 4 corner copies are gone (8 faces remain),
+// and a stencil along x keeps only the 4 copies across the x cut.
+TEST(GraphStructure, StarStencilLeavesOutCornerHalos) {
+  DeviceSet devices = DeviceSet::select("host");
+  MemoryManager memory(devices);
+  TensorOptions<2> o;
+  o.partitions = Extent<2>{2, 2};
+  o.with_padding(1);
+  Tensor<float, 2> u(memory, Extent<2>{16, 16}, o.named("u"));
+  Tensor<float, 2> out(memory, Extent<2>{16, 16}, o.named("out"));
+  auto cross = [] TESSERA_HOST_DEVICE(auto it, auto r) { *r = *it.offset(0, 1) + *it.offset(1, -1); };
+  Graph star("star");
+  star.split(cross, concurrent_padded_access(u, Stencil::star()), out);
+  EXPECT_EQ(star.count(GraphNodeRole::halo), 8u);
+  Graph along_x("along x");
+  along_x.split([] TESSERA_HOST_DEVICE(auto it, auto r) { *r = *it.offset(0, 1); },
+                concurrent_padded_access(u, Stencil::along({0})), out);
+  EXPECT_EQ(along_x.count(GraphNodeRole::halo), 4u);
+  Graph wrong("wrong");
+  EXPECT_THROW(wrong.split(cross, concurrent_padded_access(u, Stencil::along({2})), out), Error);
+}
+
 TEST(GraphStructure, SyncWaitsForEveryUnfinishedNode) {
   Graph g("sync");
   g.emplace([] {}).named("A").then([] {}).named("B").emplace([] {}).named("C").sync([] {}).named("S");

@@ -299,9 +299,10 @@ class Graph {
         };
         // One channel for this operation's messages of this tensor, both ways.
         std::uint64_t channel = 0;
-        if constexpr (requires { t.halo_sends(); })
-          if (t.ranks() != nullptr) add_rank_sends(t, key, channel = t.ranks()->next_channel(), out_of, chain);
-        for (const auto& h : t.halo_transfers()) {
+        const Stencil stencil = s.stencil;
+        if constexpr (requires { t.halo_sends(stencil); })
+          if (t.ranks() != nullptr) add_rank_sends(t, stencil, key, channel = t.ranks()->next_channel(), out_of, chain);
+        for (const auto& h : t.halo_transfers(stencil)) {
           Node& n = stage_graph().emplace([t = &t, h] { t->transfer(h); });
           Entry e{&n, {h.source, h.destination}, key};
           connect(e);
@@ -316,8 +317,8 @@ class Graph {
           else
             on_devices(n, {h.source, h.destination});
         }
-        if constexpr (requires { t.halo_recvs(); })
-          if (t.ranks() != nullptr) add_rank_receives(t, key, channel, into, chain);
+        if constexpr (requires { t.halo_recvs(stencil); })
+          if (t.ranks() != nullptr) add_rank_receives(t, stencil, key, channel, into, chain);
       }
     };
     std::apply([&](auto&... s) { (add_halos(s), ...); }, stored);
@@ -424,15 +425,16 @@ class Graph {
   // asynchronous send; an asynchronous receive (posted when the pass starts) and a node
   // unpacking it into the padding, which the destination blocks' kernels wait for.
   template <class Tn, class Chain>
-  void add_rank_sends(Tn& t, std::size_t key, std::uint64_t channel, std::vector<std::vector<Node*>>& out_of,
-                      Chain& chain) {
+  void add_rank_sends(Tn& t, Stencil stencil, std::size_t key, std::uint64_t channel,
+                      std::vector<std::vector<Node*>>& out_of, Chain& chain) {
     Ranks* ranks = ranks_ = t.ranks();
-    for (std::size_t k = 0; k < t.halo_sends().size(); ++k) {
-      const auto& h = t.halo_sends()[k];
+    for (std::size_t k = 0; k < t.halo_sends(stencil).size(); ++k) {
+      const auto& h = t.halo_sends(stencil)[k];
       auto bytes = std::make_shared<std::vector<std::byte>>(h.sites * sizeof(typename Tn::value_type));
       keep_alive(bytes);
       const std::vector<std::size_t> blocks = rank_halo_blocks(h);
-      Node& pack = stage_graph().emplace([t = &t, k, out = bytes->data()] { t->pack_halo(t->halo_sends()[k], out); });
+      Node& pack = stage_graph().emplace(
+          [t = &t, stencil, k, out = bytes->data()] { t->pack_halo(t->halo_sends(stencil)[k], out); });
       Entry e{&pack, blocks, key};
       connect(e);
       record(e, GraphNodeRole::halo, " pack for rank " + std::to_string(h.peer));
@@ -446,11 +448,11 @@ class Graph {
     }
   }
   template <class Tn, class Chain>
-  void add_rank_receives(Tn& t, std::size_t key, std::uint64_t channel, std::vector<std::vector<Node*>>& into,
-                         Chain& chain) {
+  void add_rank_receives(Tn& t, Stencil stencil, std::size_t key, std::uint64_t channel,
+                         std::vector<std::vector<Node*>>& into, Chain& chain) {
     Ranks* ranks = ranks_ = t.ranks();
-    for (std::size_t k = 0; k < t.halo_recvs().size(); ++k) {
-      const auto& h = t.halo_recvs()[k];
+    for (std::size_t k = 0; k < t.halo_recvs(stencil).size(); ++k) {
+      const auto& h = t.halo_recvs(stencil)[k];
       auto bytes = std::make_shared<std::vector<std::byte>>(h.sites * sizeof(typename Tn::value_type));
       keep_alive(bytes);
       const std::vector<std::size_t> blocks = rank_halo_blocks(h);
@@ -458,7 +460,8 @@ class Graph {
         ranks->post_recv(bytes->data(), bytes->size(), peer, channel, detail::finish_async(done));
       });
       record(Entry{&receive, blocks, key}, GraphNodeRole::halo, " receive from rank " + std::to_string(h.peer));
-      Node& unpack = stage_graph().emplace([t = &t, k, in = bytes->data()] { t->unpack_halo(t->halo_recvs()[k], in); });
+      Node& unpack = stage_graph().emplace(
+          [t = &t, stencil, k, in = bytes->data()] { t->unpack_halo(t->halo_recvs(stencil)[k], in); });
       Entry e{&unpack, blocks, key};
       connect(e);
       receive.precede(unpack);

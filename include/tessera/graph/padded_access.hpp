@@ -8,12 +8,17 @@
 //   graph.then_split(smooth, tessera::exclusive_padded_access(x));          // reads x's halo, writes x
 //
 // The `_in_shared` variants also stage each launch tile with its padding (see in_shared); the
-// concurrent one stages read-only, as in_shared(read_only(t)) does.
+// concurrent one stages read-only, as in_shared(read_only(t)) does. A kernel that reads its
+// neighbours only along the axes (a 5- or 7-point stencil, a dimension-split sweep) says so with
+// a Stencil, and only those faces are exchanged (6 of a 3-D block's 26 neighbours):
+//
+//   graph.then_split(jacobi, tessera::concurrent_padded_access(u, tessera::Stencil::star()), v);
 
 #include <cstdint>
 #include <type_traits>
 
 #include "tessera/exec/tensor_concept.hpp"
+#include "tessera/tensor/halo.hpp"
 
 namespace tessera {
 
@@ -25,28 +30,31 @@ enum class PaddedAccess : std::uint8_t {
   exclusive,
 };
 
-/// A tensor argument whose padding the kernel reads; `Shared`: staged as in_shared too. With
-/// concurrent access the kernel only reads the tensor.
+/// A tensor argument whose padding the kernel reads (the part `stencil` names); `Shared`: staged
+/// as in_shared too. With concurrent access the kernel only reads the tensor.
 template <TensorLike Tn, bool Shared, PaddedAccess Mode>
 struct PaddedAccessArg {
   Tn& tensor;
+  Stencil stencil = Stencil::box();
 };
 
 template <TensorLike Tn>
-PaddedAccessArg<Tn, false, PaddedAccess::concurrent> concurrent_padded_access(Tn& t) {
-  return {t};
+PaddedAccessArg<Tn, false, PaddedAccess::concurrent> concurrent_padded_access(Tn& t, Stencil stencil = Stencil::box()) {
+  return {t, stencil};
 }
 template <TensorLike Tn>
-PaddedAccessArg<Tn, false, PaddedAccess::exclusive> exclusive_padded_access(Tn& t) {
-  return {t};
+PaddedAccessArg<Tn, false, PaddedAccess::exclusive> exclusive_padded_access(Tn& t, Stencil stencil = Stencil::box()) {
+  return {t, stencil};
 }
 template <TensorLike Tn>
-PaddedAccessArg<Tn, true, PaddedAccess::concurrent> concurrent_padded_access_in_shared(Tn& t) {
-  return {t};
+PaddedAccessArg<Tn, true, PaddedAccess::concurrent> concurrent_padded_access_in_shared(
+    Tn& t, Stencil stencil = Stencil::box()) {
+  return {t, stencil};
 }
 template <TensorLike Tn>
-PaddedAccessArg<Tn, true, PaddedAccess::exclusive> exclusive_padded_access_in_shared(Tn& t) {
-  return {t};
+PaddedAccessArg<Tn, true, PaddedAccess::exclusive> exclusive_padded_access_in_shared(Tn& t,
+                                                                                     Stencil stencil = Stencil::box()) {
+  return {t, stencil};
 }
 
 }  // namespace tessera

@@ -204,21 +204,24 @@ class Tensor {
   template <BoundaryLoader B>
   void load_boundary(const B& loader, Face face);
 
-  /// Every halo copy exchange_padding makes: inner padding from neighbouring interiors.
+  /// Every halo copy exchange_padding(stencil) makes: inner padding from neighbouring interiors,
+  /// all of it (box), or only what `stencil` reads.
   ///
   ///   for (const HaloTransfer<2>& h : t.halo_transfers()) std::cout << h.box << '\n';
-  std::vector<HaloTransfer<D>> halo_transfers() const {
+  std::vector<HaloTransfer<D>> halo_transfers(const Stencil& stencil = Stencil::box()) const {
     std::vector<Box<D>> interiors;
     for (const BlockGeometry<D>& g : geometry_) interiors.push_back(g.interior);
-    return tessera::halo_transfers(interiors, options_.padding, sizes_, options_.periodic);
+    return tessera::halo_transfers(interiors, options_.padding, sizes_, options_.periodic, stencil);
   }
-  /// Fills each block's inner padding (facing another block: faces, edges, corners) from the
-  /// neighbouring blocks' interiors. Whole-row halos between two device blocks are copied on
-  /// the devices; the rest is staged through the host. On a distributed tensor it is
-  /// collective, and padding facing another rank's blocks arrives in one message per rank.
+  /// Fills each block's inner padding (facing another block: faces, edges, corners; only the
+  /// faces `stencil` reads along for a star one) from the neighbouring blocks' interiors.
+  /// Whole-row halos between two device blocks are copied on the devices; the rest is staged
+  /// through the host. On a distributed tensor it is collective (every rank passes the same
+  /// stencil), and padding facing another rank's blocks arrives in one message per rank.
   ///
   ///   t.exchange_padding();
-  void exchange_padding();
+  ///   t.exchange_padding(tessera::Stencil::star());  // a 7-point stencil's: faces only
+  void exchange_padding(const Stencil& stencil = Stencil::box());
   /// Performs one transfer of halo_transfers().
   ///
   ///   for (auto& h : t.halo_transfers()) t.transfer(h);
@@ -228,10 +231,14 @@ class Tensor {
   /// than through host requests of the source and destination blocks.
   bool copies_on_devices(const HaloTransfer<D>& h) const;
 
-  /// Distributed tensors: the messages exchange_padding (and a Graph's padded access) sends to
-  /// and receives from other ranks, one per neighbouring rank.
-  const std::vector<RankHalo<D>>& halo_sends() const noexcept { return halo_sends_; }
-  const std::vector<RankHalo<D>>& halo_recvs() const noexcept { return halo_recvs_; }
+  /// Distributed tensors: the messages exchange_padding(stencil) (and a Graph's padded access)
+  /// sends to and receives from other ranks, one per neighbouring rank.
+  const std::vector<RankHalo<D>>& halo_sends(const Stencil& stencil = Stencil::box()) const {
+    return rank_halo_plan(stencil).sends;
+  }
+  const std::vector<RankHalo<D>>& halo_recvs(const Stencil& stencil = Stencil::box()) const {
+    return rank_halo_plan(stencil).recvs;
+  }
   /// Writes h's sites, box by box and x fastest, as owned T into `out` (h.sites * sizeof(T)
   /// bytes), reading only the rows involved from wherever the blocks live.
   void pack_halo(const RankHalo<D>& h, std::byte* out) const;
@@ -246,6 +253,13 @@ class Tensor {
   }
 
  private:
+  // A distributed tensor's messages for one stencil, and exchange_padding's bytes for them (one
+  // per message, sized when it first runs with that stencil: it runs every step).
+  struct RankHaloPlan {
+    std::vector<RankHalo<D>> sends, recvs;
+    std::vector<std::vector<std::byte>> send_bytes, recv_bytes;
+  };
+  const RankHaloPlan& rank_halo_plan(const Stencil& stencil) const;
   void build(const Extent<D>& sizes);
   Error out_of_range(const Index<D>& i, std::size_t d) const;
   void transfer_on_devices(const HaloTransfer<D>& h);
@@ -253,7 +267,7 @@ class Tensor {
   PartitionRequest partition_request(const Extent<D>& sizes) const;
   void check_declaration(const Extent<D>& sizes);
   void plan_rank_halos(const PartitionRequest& request);
-  void exchange_rank_halos();
+  void exchange_rank_halos(RankHaloPlan& plan);
   void gather_other_ranks(T* dense) const;
   std::vector<Box<D>> block_interiors(const PartitionRequest& request, const Box<D>& part) const;
 
@@ -265,9 +279,9 @@ class Tensor {
   mutable std::vector<Buffer> buffers_;  // handles: a const tensor still hands out its blocks
   Box<D> local_{};
   RankDecomposition decomposition_;  // empty grid: not distributed
-  std::vector<RankHalo<D>> halo_sends_, halo_recvs_;
-  // exchange_padding's message bytes: (receives, sends), one per entry of halo_recvs_/halo_sends_.
-  std::pair<std::vector<std::vector<std::byte>>, std::vector<std::vector<std::byte>>> halo_staging_;
+  // By Stencil::plan_index<D>(): box, then each set of dimensions a star stencil reads along.
+  // Planned with the tensor, so that a const tensor hands them out without a lock.
+  std::vector<RankHaloPlan> rank_halos_;
   std::uint64_t halo_channel_ = 0, collective_channel_ = 0;
 };
 

@@ -36,6 +36,7 @@ struct StoredPadded {
   static constexpr Access access = Mode == PaddedAccess::concurrent ? Access::read : Access::read_write;
   std::conditional_t<Shared, InShared<Tn, access>, std::conditional_t<Mode == PaddedAccess::concurrent, ReadOnly<Tn>, Tn*>>
       view_;
+  Stencil stencil;  // which of its padding the kernel reads
   decltype(auto) view() const {
     if constexpr (!Shared && Mode == PaddedAccess::exclusive)
       return (*view_);
@@ -72,11 +73,11 @@ template <typename Tn, bool S, PaddedAccess M>
 auto store_padded(const PaddedAccessArg<Tn, S, M>& a) {
   using Stored = StoredPadded<Tn, S, M>;
   if constexpr (S)
-    return Stored{InShared<Tn, Stored::access>{a.tensor}};
+    return Stored{InShared<Tn, Stored::access>{a.tensor}, a.stencil};
   else if constexpr (M == PaddedAccess::concurrent)
-    return Stored{ReadOnly<Tn>{a.tensor}};
+    return Stored{ReadOnly<Tn>{a.tensor}, a.stencil};
   else
-    return Stored{&a.tensor};
+    return Stored{&a.tensor, a.stencil};
 }
 
 /// A reduce_into argument as kept: the result, and one partial per block (sized once the

@@ -23,9 +23,9 @@ Box<D> line_starts(Box<D> box) {
 }  // namespace detail
 
 template <typename T, std::size_t D, Layout L>
-void Tensor<T, D, L>::exchange_padding() {
-  for (const HaloTransfer<D>& h : halo_transfers()) transfer(h);
-  if (options_.ranks) exchange_rank_halos();
+void Tensor<T, D, L>::exchange_padding(const Stencil& stencil) {
+  for (const HaloTransfer<D>& h : halo_transfers(stencil)) transfer(h);
+  if (options_.ranks) exchange_rank_halos(rank_halos_[stencil.plan_index<D>()]);
 }
 
 template <typename T, std::size_t D, Layout L>

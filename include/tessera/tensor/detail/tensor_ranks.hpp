@@ -51,8 +51,8 @@ void Tensor<T, D, L>::plan_rank_halos(const PartitionRequest& request) {
   const int me = options_.ranks->rank(), n = options_.ranks->size();
   const Index<D> pad = options_.padding;
   const std::vector<Index<D>> images = periodic_images(sizes_, options_.periodic);
-  halo_sends_.clear();
-  halo_recvs_.clear();
+  // Plan 0 is the box stencil's, plan m (m > 0) the star stencil's along the dimensions in mask m.
+  rank_halos_.assign(std::size_t{1} << D, RankHaloPlan{});
   for (int q = 0; q < n; ++q) {
     if (q == me) continue;
     const Box<D> theirs = rank_box(q);
@@ -62,28 +62,40 @@ void Tensor<T, D, L>::plan_rank_halos(const PartitionRequest& request) {
               !local_.grown(pad).intersect(theirs.shifted(shift)).empty();
     if (!near) continue;
     const std::vector<Box<D>> their_blocks = block_interiors(request, theirs);
-    // Both ranks list a message's boxes by destination block, then source block, then image
-    // (the source's image as the destination sees it).
-    RankHalo<D> in{q, {}, 0}, out{q, {}, 0};
-    for (std::size_t b = 0; b < geometry_.size(); ++b)
-      for (const Box<D>& s : their_blocks)
-        for (const Index<D>& shift : images) {
-          const Box<D> box = geometry_[b].interior.grown(pad).intersect(s.shifted(shift));
-          if (!box.empty()) in.boxes.emplace_back(b, box), in.sites += box.volume();
-        }
-    for (const Box<D>& t : their_blocks)
-      for (std::size_t b = 0; b < geometry_.size(); ++b)
-        for (const Index<D>& shift : images) {
-          const Box<D> box = t.grown(pad).intersect(geometry_[b].interior.shifted(shift));
-          if (!box.empty()) out.boxes.emplace_back(b, box.shifted(-shift)), out.sites += box.volume();
-        }
-    if (!in.boxes.empty()) halo_recvs_.push_back(std::move(in));
-    if (!out.boxes.empty()) halo_sends_.push_back(std::move(out));
+    for (std::size_t plan = 0; plan < rank_halos_.size(); ++plan) {
+      const Stencil stencil = Stencil::of_plan_index(plan);
+      // Both ranks list a message's boxes by destination block, then source block, then image
+      // (the source's image as the destination sees it), then halo region.
+      RankHalo<D> in{q, {}, 0}, out{q, {}, 0};
+      for (std::size_t b = 0; b < geometry_.size(); ++b) {
+        const std::vector<Box<D>> regions = halo_regions(geometry_[b].interior, pad, stencil);
+        for (const Box<D>& s : their_blocks)
+          for (const Index<D>& shift : images)
+            for (const Box<D>& region : regions) {
+              const Box<D> box = region.intersect(s.shifted(shift));
+              if (!box.empty()) in.boxes.emplace_back(b, box), in.sites += box.volume();
+            }
+      }
+      for (const Box<D>& t : their_blocks) {
+        const std::vector<Box<D>> regions = halo_regions(t, pad, stencil);
+        for (std::size_t b = 0; b < geometry_.size(); ++b)
+          for (const Index<D>& shift : images)
+            for (const Box<D>& region : regions) {
+              const Box<D> box = region.intersect(geometry_[b].interior.shifted(shift));
+              if (!box.empty()) out.boxes.emplace_back(b, box.shifted(-shift)), out.sites += box.volume();
+            }
+      }
+      if (!in.boxes.empty()) rank_halos_[plan].recvs.push_back(std::move(in));
+      if (!out.boxes.empty()) rank_halos_[plan].sends.push_back(std::move(out));
+    }
   }
-  halo_staging_.first.clear();
-  halo_staging_.second.clear();
-  for (const RankHalo<D>& h : halo_recvs_) halo_staging_.first.emplace_back(h.sites * sizeof(T));
-  for (const RankHalo<D>& h : halo_sends_) halo_staging_.second.emplace_back(h.sites * sizeof(T));
+}
+
+template <typename T, std::size_t D, Layout L>
+const typename Tensor<T, D, L>::RankHaloPlan& Tensor<T, D, L>::rank_halo_plan(const Stencil& stencil) const {
+  static const RankHaloPlan none;
+  const std::size_t plan = stencil.plan_index<D>();
+  return plan < rank_halos_.size() ? rank_halos_[plan] : none;
 }
 
 namespace detail {
@@ -128,22 +140,26 @@ void Tensor<T, D, L>::unpack_halo(const RankHalo<D>& h, const std::byte* in) {
 }
 
 template <typename T, std::size_t D, Layout L>
-void Tensor<T, D, L>::exchange_rank_halos() {
+void Tensor<T, D, L>::exchange_rank_halos(RankHaloPlan& plan) {
   Ranks& ranks = *options_.ranks;
-  // Staging sized once (plan_rank_halos): exchange_padding runs every step.
-  auto& in = halo_staging_.first;
-  auto& out = halo_staging_.second;
-  const std::size_t receives = halo_recvs_.size();
-  wait_for_messages(receives + halo_sends_.size(), [&](Ranks::Done done, std::size_t k) {
+  // Staging sized once per stencil: exchange_padding runs every step.
+  auto& in = plan.recv_bytes;
+  auto& out = plan.send_bytes;
+  if (in.size() != plan.recvs.size())
+    for (const RankHalo<D>& h : plan.recvs) in.emplace_back(h.sites * sizeof(T));
+  if (out.size() != plan.sends.size())
+    for (const RankHalo<D>& h : plan.sends) out.emplace_back(h.sites * sizeof(T));
+  const std::size_t receives = plan.recvs.size();
+  wait_for_messages(receives + plan.sends.size(), [&](Ranks::Done done, std::size_t k) {
     if (k < receives) {
-      ranks.post_recv(in[k].data(), in[k].size(), halo_recvs_[k].peer, halo_channel_, std::move(done));
+      ranks.post_recv(in[k].data(), in[k].size(), plan.recvs[k].peer, halo_channel_, std::move(done));
     } else {
-      const RankHalo<D>& h = halo_sends_[k - receives];
+      const RankHalo<D>& h = plan.sends[k - receives];
       pack_halo(h, out[k - receives].data());
       ranks.post_send(out[k - receives].data(), out[k - receives].size(), h.peer, halo_channel_, std::move(done));
     }
   });
-  for (std::size_t k = 0; k < receives; ++k) unpack_halo(halo_recvs_[k], in[k].data());
+  for (std::size_t k = 0; k < receives; ++k) unpack_halo(plan.recvs[k], in[k].data());
 }
 
 template <typename T, std::size_t D, Layout L>
