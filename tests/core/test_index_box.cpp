@@ -198,6 +198,17 @@ TEST(Extent, LinearDelinearRoundTripOverWhole3DExtent) {
   for (std::size_t n = 0; n < e.volume(); ++n) ASSERT_EQ(e.linear(e.delinear(n)), n);
 }
 
+TEST(Extent, RowStartIsTheFirstSiteOfEachRow) {
+  const Extent e{5, 4, 3};
+  for (std::size_t row = 0; row < 4 * 3; ++row) {
+    const Index<3> first = e.row_start(row);
+    ASSERT_EQ(first.coords[0], 0) << row;
+    ASSERT_EQ(e.linear(first), row * 5) << row;
+  }
+  static_assert(Extent<1>{7}.row_start(0) == Index<1>{0});
+  static_assert(Extent{2, 3, 4, 5}.row_start(7) == Index{0, 1, 2, 0});
+}
+
 TEST(Extent, WorksBeyondThreeDimensions) {
   constexpr Extent e{2, 3, 4, 5};
   static_assert(e.volume() == 120);

@@ -159,6 +159,18 @@ struct Extent {
     return i;
   }
 
+  /// The first site (x = 0) of row `row`, rows numbered like the coordinates above x (y
+  /// fastest): linear(row_start(r)) == r * sizes[0] for r < volume() / sizes[0]. The CPU loops
+  /// hand rows to their workers by number.
+  TESSERA_HOST_DEVICE constexpr Index<D> row_start(std::size_t row) const noexcept {
+    Index<D> i{};
+    for (std::size_t d = 1; d < D; ++d) {
+      i.coords[d] = static_cast<std::int64_t>(row % sizes[d]);
+      row /= sizes[d];
+    }
+    return i;
+  }
+
   // Subtraction wraps like any unsigned arithmetic if b > a in some dimension.
   TESSERA_HOST_DEVICE friend constexpr Extent operator+(const Extent& a, const Extent& b) noexcept {
     Extent r;

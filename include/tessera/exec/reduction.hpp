@@ -159,13 +159,7 @@ constexpr std::size_t reduction_lanes() {
 template <typename R, std::size_t D, typename BA, typename Reducer, typename Map>
 [[gnu::flatten]] R reduce_block_rows(const BA& arg, const LaunchShape<D>& launch, const Extent<D>& n, std::size_t row,
                                      const Reducer& reducer, const Map& map) {
-  Index<D> local{};
-  std::size_t r = row;
-  for (std::size_t d = 1; d < D; ++d) {
-    local.coords[d] = static_cast<std::int64_t>(r % n.sizes[d]);
-    r /= n.sizes[d];
-  }
-  const auto it = site_arg(arg, launch, local);
+  const auto it = site_arg(arg, launch, n.row_start(row));
   const std::size_t nx = n.sizes[0];
   auto site = [&](std::size_t x) { return static_cast<R>(map(along_x(it, static_cast<std::ptrdiff_t>(x)))); };
   if constexpr (folds_in_any_order<Reducer>() && std::is_arithmetic_v<R>) {

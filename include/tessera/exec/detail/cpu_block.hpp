@@ -436,12 +436,9 @@ void run_block_edges_on_cpu(Executor* executor, const ExecOptions& options, cons
   const std::int64_t low_end = std::clamp<std::int64_t>(w - origin.coords[0], 0, nx);
   const std::int64_t high_begin = std::clamp<std::int64_t>(gx - w - origin.coords[0], low_end, nx);
   auto run_row = [&](std::size_t row) {
-    Index<D> local{};
+    const Index<D> local = n.row_start(row);
     bool whole = false;
-    std::size_t r = row;
     for (std::size_t d = 1; d < D; ++d) {
-      local.coords[d] = static_cast<std::int64_t>(r % n.sizes[d]);
-      r /= n.sizes[d];
       const std::int64_t g = origin.coords[d] + local.coords[d];
       whole = whole || g < w || g >= static_cast<std::int64_t>(launch.global_size.sizes[d]) - w;
     }
@@ -582,15 +579,6 @@ void run_block_on_cpu(Executor* executor, const ExecOptions& options, const Laun
   const std::size_t items = (rows + group - 1) / group * chunks_per_row;
   std::vector<std::conditional_t<reduces, Reduced, char>> partials(
       reduces ? rows * chunks_per_row : 0, partial_identity<std::conditional_t<reduces, Reduced, char>>(args...));
-  auto local_of = [&](std::size_t row) {
-    Index<D> local{};
-    std::size_t r = row;
-    for (std::size_t d = 1; d < D; ++d) {
-      local.coords[d] = static_cast<std::int64_t>(r % n.sizes[d]);
-      r /= n.sizes[d];
-    }
-    return local;
-  };
   auto run_item = [&](std::size_t item) {
     if constexpr (reduces) {
       const auto& into = reduce_block_arg(args...);
@@ -599,7 +587,7 @@ void run_block_on_cpu(Executor* executor, const ExecOptions& options, const Laun
         Reduced* contributions = cpu_contribution_row<Reduced>(row_stride * group);
         clear_contributions(into, contributions, row_stride * (last - first));
         for (std::size_t row = first; row < last; ++row)
-          run_sites(local_of(row), 0, nx, contributions + (row - first) * row_stride);
+          run_sites(n.row_start(row), 0, nx, contributions + (row - first) * row_stride);
         for (std::size_t row = first; row < last; ++row)
           partials[row] = fold_contributions(contributions + (row - first) * row_stride, nx, into.reducer);
         return;
@@ -614,10 +602,10 @@ void run_block_on_cpu(Executor* executor, const ExecOptions& options, const Laun
       const auto& into = reduce_block_arg(args...);
       Reduced* contributions = cpu_contribution_row<Reduced>(nx);
       clear_contributions(into, contributions + x_begin, x_end - x_begin);
-      run_sites(local_of(row), x_begin, x_end, contributions);
+      run_sites(n.row_start(row), x_begin, x_end, contributions);
       partials[item] = fold_contributions(contributions + x_begin, x_end - x_begin, into.reducer);
     } else {
-      run_sites(local_of(row), x_begin, x_end, nullptr);
+      run_sites(n.row_start(row), x_begin, x_end, nullptr);
     }
   };
   if (executor != nullptr && items > 1) {
