@@ -62,29 +62,42 @@ void Tensor<T, D, L>::plan_rank_halos(const PartitionRequest& request) {
               !local_.grown(pad).intersect(theirs.shifted(shift)).empty();
     if (!near) continue;
     const std::vector<Box<D>> their_blocks = block_interiors(request, theirs);
+    // The box stencil's boxes, each with the block on the other rank and the image it belongs
+    // to. A star stencil's boxes are cut from these (its regions lie in the padded box), so the
+    // search over every pair of blocks and image runs once, not once per stencil.
+    struct Cut {
+      std::size_t mine, theirs;
+      Box<D> box;  // received: in this rank's padding; sent: in their padding, before the shift back
+      Index<D> shift;
+    };
+    std::vector<Cut> in_cuts, out_cuts;
+    for (std::size_t b = 0; b < geometry_.size(); ++b)
+      for (std::size_t k = 0; k < their_blocks.size(); ++k)
+        for (const Index<D>& shift : images) {
+          const Box<D> box = geometry_[b].interior.grown(pad).intersect(their_blocks[k].shifted(shift));
+          if (!box.empty()) in_cuts.push_back(Cut{b, k, box, shift});
+        }
+    for (std::size_t k = 0; k < their_blocks.size(); ++k)
+      for (std::size_t b = 0; b < geometry_.size(); ++b)
+        for (const Index<D>& shift : images) {
+          const Box<D> box = their_blocks[k].grown(pad).intersect(geometry_[b].interior.shifted(shift));
+          if (!box.empty()) out_cuts.push_back(Cut{b, k, box, shift});
+        }
     for (std::size_t plan = 0; plan < rank_halos_.size(); ++plan) {
       const Stencil stencil = Stencil::of_plan_index(plan);
       // Both ranks list a message's boxes by destination block, then source block, then image
       // (the source's image as the destination sees it), then halo region.
       RankHalo<D> in{q, {}, 0}, out{q, {}, 0};
-      for (std::size_t b = 0; b < geometry_.size(); ++b) {
-        const std::vector<Box<D>> regions = halo_regions(geometry_[b].interior, pad, stencil);
-        for (const Box<D>& s : their_blocks)
-          for (const Index<D>& shift : images)
-            for (const Box<D>& region : regions) {
-              const Box<D> box = region.intersect(s.shifted(shift));
-              if (!box.empty()) in.boxes.emplace_back(b, box), in.sites += box.volume();
-            }
-      }
-      for (const Box<D>& t : their_blocks) {
-        const std::vector<Box<D>> regions = halo_regions(t, pad, stencil);
-        for (std::size_t b = 0; b < geometry_.size(); ++b)
-          for (const Index<D>& shift : images)
-            for (const Box<D>& region : regions) {
-              const Box<D> box = region.intersect(geometry_[b].interior.shifted(shift));
-              if (!box.empty()) out.boxes.emplace_back(b, box.shifted(-shift)), out.sites += box.volume();
-            }
-      }
+      for (const Cut& c : in_cuts)
+        for (const Box<D>& region : halo_regions(geometry_[c.mine].interior, pad, stencil)) {
+          const Box<D> box = c.box.intersect(region);
+          if (!box.empty()) in.boxes.emplace_back(c.mine, box), in.sites += box.volume();
+        }
+      for (const Cut& c : out_cuts)
+        for (const Box<D>& region : halo_regions(their_blocks[c.theirs], pad, stencil)) {
+          const Box<D> box = c.box.intersect(region);
+          if (!box.empty()) out.boxes.emplace_back(c.mine, box.shifted(-c.shift)), out.sites += box.volume();
+        }
       if (!in.boxes.empty()) rank_halos_[plan].recvs.push_back(std::move(in));
       if (!out.boxes.empty()) rank_halos_[plan].sends.push_back(std::move(out));
     }
