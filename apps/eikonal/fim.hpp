@@ -163,7 +163,7 @@ std::size_t run_graph(tessera::Executor& executor, Tn& phi, Tn& next, const Kern
   const auto [start, activate, update] = kernels;
   std::size_t iterations = 0;
   // DOC eikonal-graph begin
-  const auto star = tessera::Stencil::star();  // both kernels read along the axes: faces only
+  const auto star = tessera::StencilShape::star();  // both kernels read along the axes: faces only
   tessera::Graph fim("fim"), iterate("fim iteration");
   fim.split(start, phi, next).named("start");
   iterate.split(activate, tessera::concurrent_padded_access(phi, star), next).named("activate")
@@ -183,7 +183,7 @@ std::size_t run_direct(tessera::Executor& executor, Tn& phi, Tn& next, const Ker
   const auto [start, activate, update] = kernels;
   std::size_t iterations = 0;
   // DOC eikonal-loop begin
-  const auto star = tessera::Stencil::star();
+  const auto star = tessera::StencilShape::star();
   tessera::for_each(executor, start, phi, next);
   do {
     phi.exchange_padding(star);  // neighbours' phi and state for the activation stencil

@@ -82,10 +82,10 @@ class EulerSolver {
     tessera::reduce(executor_, in_, max_wavespeed_, tessera::Max{}, Wavespeed<T>{gas_});
     set_dt();
     set_boundary(in_);
-    in_.exchange_padding(tessera::Stencil::along({0}));  // each sweep reads along its own dimension
+    in_.exchange_padding(tessera::StencilShape::along({0}));  // each sweep reads along its own dimension
     tessera::for_each(executor_, Sweep<0, T>{gas_, h_}, tessera::read_only(in_), tessera::write_only(out_), dt_);
     set_boundary(out_);
-    out_.exchange_padding(tessera::Stencil::along({1}));
+    out_.exchange_padding(tessera::StencilShape::along({1}));
     tessera::for_each(executor_, Sweep<1, T>{gas_, h_}, tessera::read_only(out_), tessera::write_only(in_), dt_);
     finish_step();
   }
@@ -101,10 +101,10 @@ class EulerSolver {
     g.reduce(in_, max_wavespeed_, tessera::Max{}, Wavespeed<T>{gas_}).then([this] { set_dt(); });
     add_boundary(g, in_);
     // Each sweep reads its neighbours along its own dimension only: only those faces move.
-    g.then_split(Sweep<0, T>{gas_, h_}, tessera::concurrent_padded_access(in_, tessera::Stencil::along({0})),
+    g.then_split(Sweep<0, T>{gas_, h_}, tessera::concurrent_padded_access(in_, tessera::StencilShape::along({0})),
                  tessera::write_only(out_), std::cref(dt_));
     add_boundary(g, out_);
-    g.then_split(Sweep<1, T>{gas_, h_}, tessera::concurrent_padded_access(out_, tessera::Stencil::along({1})),
+    g.then_split(Sweep<1, T>{gas_, h_}, tessera::concurrent_padded_access(out_, tessera::StencilShape::along({1})),
                  tessera::write_only(in_), std::cref(dt_))
         .then([this] { finish_step(); });
   }

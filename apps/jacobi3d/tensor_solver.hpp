@@ -74,7 +74,7 @@ inline TensorRun solve_with_tensors(tessera::dist::Communicator& comm, const Pro
     auto g = std::make_unique<tessera::Graph>(name);
     // A 7-point stencil: a star, whose halo is the six faces (as the proxy's messages), not 26 neighbours.
     g->split(TensorSweep{static_cast<double>(n), 1.0 / static_cast<double>(n)},
-             tessera::concurrent_padded_access(from, tessera::Stencil::star()), tessera::write_only(to),
+             tessera::concurrent_padded_access(from, tessera::StencilShape::star()), tessera::write_only(to),
              tessera::reduce_into(largest, tessera::Max{}));
     return g;
   };

@@ -217,7 +217,7 @@ struct RunResult {
 };
 
 RunResult run_graph(const tessera::TensorOptions<2>& options, const char* devices, std::size_t steps,
-                    tessera::Stencil stencil = tessera::Stencil::box()) {
+                    tessera::StencilShape stencil = tessera::StencilShape::box()) {
   tessera::DeviceSet set = tessera::DeviceSet::select(devices);
   tessera::MemoryManager memory(set);
   tessera::Executor executor;
@@ -280,7 +280,7 @@ TEST(DistTensor, StarStencilGraphIsBitwiseOneProcess) {
     spread.rank_grid = {2, static_cast<std::size_t>(comm.size()) / 2};  // corners between ranks
     spread.sub_partitions = {2, 1};
     if (comm.size() % 2 != 0) spread.rank_grid = {static_cast<std::size_t>(comm.size()), 1};
-    const RunResult star = run_graph(spread, devices, 12, tessera::Stencil::star());
+    const RunResult star = run_graph(spread, devices, 12, tessera::StencilShape::star());
     ASSERT_EQ(star.field.size(), single.field.size());
     for (std::size_t k = 0; k < single.field.size(); ++k)
       ASSERT_EQ(star.field[k], single.field[k]) << "site " << k << " on " << devices << ", rank " << comm.rank();
@@ -303,7 +303,7 @@ TEST(DistTensor, StarStencilMessagesHoldOnlyFaces) {
   tessera::Tensor<float, 3> t(memory, {8, 8, 8}, o);
   std::size_t box_sites = 0, star_sites = 0;
   for (const auto& h : t.halo_sends()) box_sites += h.sites;
-  for (const auto& h : t.halo_sends(tessera::Stencil::star())) {
+  for (const auto& h : t.halo_sends(tessera::StencilShape::star())) {
     star_sites += h.sites;
     for (const auto& [b, box] : h.boxes) {
       // The sender's box is a face of its block: one site deep along one dimension, the whole
@@ -319,7 +319,7 @@ TEST(DistTensor, StarStencilMessagesHoldOnlyFaces) {
     }
   }
   std::size_t star_recv = 0;
-  for (const auto& h : t.halo_recvs(tessera::Stencil::star())) star_recv += h.sites;
+  for (const auto& h : t.halo_recvs(tessera::StencilShape::star())) star_recv += h.sites;
   if (comm.size() > 1) {
     EXPECT_GT(star_sites, 0u);
     EXPECT_LT(star_sites, box_sites);
@@ -329,7 +329,7 @@ TEST(DistTensor, StarStencilMessagesHoldOnlyFaces) {
   std::vector<float> dense(t.size().volume());
   for (std::size_t k = 0; k < dense.size(); ++k) dense[k] = static_cast<float>(k);
   t.fill_from(dense.data());
-  t.exchange_padding(tessera::Stencil::star());
+  t.exchange_padding(tessera::StencilShape::star());
   auto h = t.host(tessera::Access::read);
   for (std::size_t b = 0; b < t.num_blocks(); ++b) {
     const auto& g = t.geometry(b);

@@ -63,7 +63,7 @@ TEST(GraphDocs, StarStencilExchangesFacesOnly) {
   };
   tessera::Graph g("jacobi");
   g.split([] TESSERA_HOST_DEVICE(auto it) { *it = static_cast<double>(it.global_idx(0) % 3); }, u)
-      .then_split(average, tessera::concurrent_padded_access(u, tessera::Stencil::star()), v);
+      .then_split(average, tessera::concurrent_padded_access(u, tessera::StencilShape::star()), v);
   g.run(executor).get();
   // DOC graph-star end
   EXPECT_EQ(g.count(tessera::GraphNodeRole::halo), 48u);

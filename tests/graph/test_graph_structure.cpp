@@ -220,14 +220,14 @@ TEST(GraphStructure, StarStencilLeavesOutCornerHalos) {
   Tensor<float, 2> out(memory, Extent<2>{16, 16}, o.named("out"));
   auto cross = [] TESSERA_HOST_DEVICE(auto it, auto r) { *r = *it.offset(0, 1) + *it.offset(1, -1); };
   Graph star("star");
-  star.split(cross, concurrent_padded_access(u, Stencil::star()), out);
+  star.split(cross, concurrent_padded_access(u, StencilShape::star()), out);
   EXPECT_EQ(star.count(GraphNodeRole::halo), 8u);
   Graph along_x("along x");
   along_x.split([] TESSERA_HOST_DEVICE(auto it, auto r) { *r = *it.offset(0, 1); },
-                concurrent_padded_access(u, Stencil::along({0})), out);
+                concurrent_padded_access(u, StencilShape::along({0})), out);
   EXPECT_EQ(along_x.count(GraphNodeRole::halo), 4u);
   Graph wrong("wrong");
-  EXPECT_THROW(wrong.split(cross, concurrent_padded_access(u, Stencil::along({2})), out), Error);
+  EXPECT_THROW(wrong.split(cross, concurrent_padded_access(u, StencilShape::along({2})), out), Error);
 }
 
 TEST(GraphStructure, SyncWaitsForEveryUnfinishedNode) {

@@ -58,7 +58,7 @@ TEST_P(GraphTensors, SplitSaxpyThenReduce) {
 // kernel reads along the axes only, so a star stencil (faces, no corners) gives the same.
 TEST_P(GraphTensors, ConcurrentPaddedAccessReadsNeighbourBlocks) {
   const std::size_t nx = 24, ny = 20;
-  for (const Stencil stencil : {Stencil::box(), Stencil::star()})
+  for (const StencilShape stencil : {StencilShape::box(), StencilShape::star()})
     for (const Extent<2> partitions : {Extent<2>{1, 1}, Extent<2>{2, 1}, Extent<2>{2, 2}, Extent<2>{1, 4}}) {
       TensorOptions<2> o;
       o.partitions = partitions;

@@ -16,7 +16,7 @@ class TensorHalo : public OnDevices {};
 // Whether a padding site s of a block with interior `interior` is one `stencil` reads: any for
 // box, else one outside the interior along exactly one dimension, which the stencil reads along.
 template <std::size_t D>
-bool stencil_reads(const Box<D>& interior, const Index<D>& s, const Stencil& stencil) {
+bool stencil_reads(const Box<D>& interior, const Index<D>& s, const StencilShape& stencil) {
   if (stencil.reads_diagonals()) return true;
   std::size_t outside = 0, along = 0;
   for (std::size_t d = 0; d < D; ++d)
@@ -28,7 +28,7 @@ bool stencil_reads(const Box<D>& interior, const Index<D>& s, const Stencil& ste
 // the inner padding the stencil reads hold code + 1 (the global array after the kernel); the
 // outer padding, and inner padding outside the stencil, still 0.
 template <typename T, std::size_t D, Layout L>
-void check_exchange(Tensor<T, D, L>& t, const Stencil& stencil = Stencil::box()) {
+void check_exchange(Tensor<T, D, L>& t, const StencilShape& stencil = StencilShape::box()) {
   std::vector<T> in(t.size().volume());
   for_each_index(Box<D>(t.size()), [&](const Index<D>& i) { in[t.size().linear(i)] = static_cast<T>(code(i)); });
   t.fill_from(in.data());
@@ -115,13 +115,13 @@ TEST_P(TensorHalo, StarStencilExchangesOnlyFaces) {
   o.partitions = {2, 2, 2};
   o.padding = {1, 2, 1};
   Tensor<float, 3, Strided> t(memory(), {5, 6, 4}, o);
-  check_exchange(t, Stencil::star());
+  check_exchange(t, StencilShape::star());
   TensorOptions<2> o2;
   o2.partitions = {2, 2};
   o2.sub_partitions = {2, 1};
   o2.with_padding(2);
   Tensor<float, 2, Tiled<16>> tiled(memory(), {11, 9}, o2);
-  check_exchange(tiled, Stencil::star());
+  check_exchange(tiled, StencilShape::star());
 }
 
 TEST_P(TensorHalo, StencilAlongSomeDimensions) {
@@ -129,12 +129,12 @@ TEST_P(TensorHalo, StencilAlongSomeDimensions) {
   o.partitions = {1, 2, 2};  // whole rows: between device blocks, copied on the devices
   o.padding = {0, 1, 2};
   Tensor<float, 3> rows(memory(), {6, 4, 5}, o);
-  check_exchange(rows, Stencil::along({2}));
+  check_exchange(rows, StencilShape::along({2}));
   TensorOptions<2> o2;
   o2.partitions = {3, 2};
   o2.with_padding(1);
   Tensor<double, 2> t(memory(), {12, 7}, o2);
-  check_exchange(t, Stencil::along({0}));
+  check_exchange(t, StencilShape::along({0}));
 }
 
 TEST(HaloTransfers, StarStencilTakesSixOfTwentySixNeighbours) {
@@ -148,8 +148,8 @@ TEST(HaloTransfers, StarStencilTakesSixOfTwentySixNeighbours) {
   const std::array<bool, 3> periodic{true, true, true};
   const Index<3> pad{1, 1, 1};
   const auto box = halo_transfers(interiors, pad, sizes, periodic);
-  const auto star = halo_transfers(interiors, pad, sizes, periodic, Stencil::star());
-  const auto x_only = halo_transfers(interiors, pad, sizes, periodic, Stencil::along({0}));
+  const auto star = halo_transfers(interiors, pad, sizes, periodic, StencilShape::star());
+  const auto x_only = halo_transfers(interiors, pad, sizes, periodic, StencilShape::along({0}));
   EXPECT_EQ(box.size(), 27u * 26u);
   ASSERT_EQ(star.size(), 27u * 6u);
   EXPECT_EQ(x_only.size(), 27u * 2u);
@@ -172,15 +172,15 @@ TEST(HaloTransfers, StencilsNamingMissingDimensionsAreRefused) {
     }
     return "no error";
   };
-  EXPECT_NE(message([] { Stencil::along({}); }).find("name at least one dimension"), std::string::npos);
-  EXPECT_NE(message([] { Stencil::along({40}); }).find("dimension 40"), std::string::npos);
+  EXPECT_NE(message([] { StencilShape::along({}); }).find("name at least one dimension"), std::string::npos);
+  EXPECT_NE(message([] { StencilShape::along({40}); }).find("dimension 40"), std::string::npos);
   const std::vector<Box<2>> interiors{Box<2>{{0, 0}, {4, 4}}, Box<2>{{4, 0}, {8, 4}}};
   EXPECT_NE(message([&] {
-              halo_transfers(interiors, Index<2>{1, 1}, {}, {}, Stencil::along({0, 3}));
+              halo_transfers(interiors, Index<2>{1, 1}, {}, {}, StencilShape::along({0, 3}));
             }).find("a stencil along dimension 3 used with a 2-dimensional tensor"),
             std::string::npos);
-  EXPECT_EQ(Stencil::along({0, 1}).plan_index<2>(), Stencil::star().plan_index<2>());
-  EXPECT_EQ(Stencil::of_plan_index(Stencil::along({1}).plan_index<3>()), Stencil::along({1}));
+  EXPECT_EQ(StencilShape::along({0, 1}).plan_index<2>(), StencilShape::star().plan_index<2>());
+  EXPECT_EQ(StencilShape::of_plan_index(StencilShape::along({1}).plan_index<3>()), StencilShape::along({1}));
 }
 
 TEST_P(TensorHalo, TransferRejectsForeignBlocks) {

@@ -299,7 +299,7 @@ class Graph {
         };
         // One channel for this operation's messages of this tensor, both ways.
         std::uint64_t channel = 0;
-        const Stencil stencil = s.stencil;
+        const StencilShape stencil = s.stencil;
         if constexpr (requires { t.halo_sends(stencil); })
           if (t.ranks() != nullptr) add_rank_sends(t, stencil, key, channel = t.ranks()->next_channel(), out_of, chain);
         for (const auto& h : t.halo_transfers(stencil)) {
@@ -425,7 +425,7 @@ class Graph {
   // asynchronous send; an asynchronous receive (posted when the pass starts) and a node
   // unpacking it into the padding, which the destination blocks' kernels wait for.
   template <class Tn, class Chain>
-  void add_rank_sends(Tn& t, Stencil stencil, std::size_t key, std::uint64_t channel,
+  void add_rank_sends(Tn& t, StencilShape stencil, std::size_t key, std::uint64_t channel,
                       std::vector<std::vector<Node*>>& out_of, Chain& chain) {
     Ranks* ranks = ranks_ = t.ranks();
     for (std::size_t k = 0; k < t.halo_sends(stencil).size(); ++k) {
@@ -448,7 +448,7 @@ class Graph {
     }
   }
   template <class Tn, class Chain>
-  void add_rank_receives(Tn& t, Stencil stencil, std::size_t key, std::uint64_t channel,
+  void add_rank_receives(Tn& t, StencilShape stencil, std::size_t key, std::uint64_t channel,
                          std::vector<std::vector<Node*>>& into, Chain& chain) {
     Ranks* ranks = ranks_ = t.ranks();
     for (std::size_t k = 0; k < t.halo_recvs(stencil).size(); ++k) {

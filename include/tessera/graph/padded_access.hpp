@@ -10,9 +10,9 @@
 // The `_in_shared` variants also stage each launch tile with its padding (see in_shared); the
 // concurrent one stages read-only, as in_shared(read_only(t)) does. A kernel that reads its
 // neighbours only along the axes (a 5- or 7-point stencil, a dimension-split sweep) says so with
-// a Stencil, and only those faces are exchanged (6 of a 3-D block's 26 neighbours):
+// a StencilShape, and only those faces are exchanged (6 of a 3-D block's 26 neighbours):
 //
-//   graph.then_split(jacobi, tessera::concurrent_padded_access(u, tessera::Stencil::star()), v);
+//   graph.then_split(jacobi, tessera::concurrent_padded_access(u, tessera::StencilShape::star()), v);
 
 #include <cstdint>
 #include <type_traits>
@@ -35,25 +35,27 @@ enum class PaddedAccess : std::uint8_t {
 template <TensorLike Tn, bool Shared, PaddedAccess Mode>
 struct PaddedAccessArg {
   Tn& tensor;
-  Stencil stencil = Stencil::box();
+  StencilShape stencil = StencilShape::box();
 };
 
 template <TensorLike Tn>
-PaddedAccessArg<Tn, false, PaddedAccess::concurrent> concurrent_padded_access(Tn& t, Stencil stencil = Stencil::box()) {
+PaddedAccessArg<Tn, false, PaddedAccess::concurrent> concurrent_padded_access(
+    Tn& t, StencilShape stencil = StencilShape::box()) {
   return {t, stencil};
 }
 template <TensorLike Tn>
-PaddedAccessArg<Tn, false, PaddedAccess::exclusive> exclusive_padded_access(Tn& t, Stencil stencil = Stencil::box()) {
+PaddedAccessArg<Tn, false, PaddedAccess::exclusive> exclusive_padded_access(
+    Tn& t, StencilShape stencil = StencilShape::box()) {
   return {t, stencil};
 }
 template <TensorLike Tn>
 PaddedAccessArg<Tn, true, PaddedAccess::concurrent> concurrent_padded_access_in_shared(
-    Tn& t, Stencil stencil = Stencil::box()) {
+    Tn& t, StencilShape stencil = StencilShape::box()) {
   return {t, stencil};
 }
 template <TensorLike Tn>
-PaddedAccessArg<Tn, true, PaddedAccess::exclusive> exclusive_padded_access_in_shared(Tn& t,
-                                                                                     Stencil stencil = Stencil::box()) {
+PaddedAccessArg<Tn, true, PaddedAccess::exclusive> exclusive_padded_access_in_shared(
+    Tn& t, StencilShape stencil = StencilShape::box()) {
   return {t, stencil};
 }
 

@@ -21,22 +21,24 @@ namespace tessera {
 /// `star()`: only the faces, the padding beside the interior along one dimension at a time (a
 /// 5- or 7-point stencil): a 3-D block then takes its halo from 6 neighbours instead of 26.
 /// `along({d, ...})`: only the faces along those dimensions (a dimension-split sweep). What a
-/// kernel reads outside its stencil is stale, never an error: declare the stencil it has.
+/// kernel reads outside its stencil is stale, never an error: declare the stencil it has. (The
+/// loops front end's `tessera::loops::Stencil` is another thing: an OPS loop's list of points.)
 ///
-///   graph.then_split(jacobi, tessera::concurrent_padded_access(u, tessera::Stencil::star()), v);
-///   u.exchange_padding(tessera::Stencil::along({0}));
-class Stencil {
+///   graph.then_split(jacobi, tessera::concurrent_padded_access(u, tessera::StencilShape::star()), v);
+///   u.exchange_padding(tessera::StencilShape::along({0}));
+class StencilShape {
  public:
-  static constexpr Stencil box() noexcept { return Stencil(true, ~std::uint32_t{0}); }
-  static constexpr Stencil star() noexcept { return Stencil(false, ~std::uint32_t{0}); }
-  static Stencil along(std::initializer_list<std::size_t> dims) {
-    if (dims.size() == 0) throw Error("Stencil::along: name at least one dimension the kernel reads along");
+  static constexpr StencilShape box() noexcept { return StencilShape(true, ~std::uint32_t{0}); }
+  static constexpr StencilShape star() noexcept { return StencilShape(false, ~std::uint32_t{0}); }
+  static StencilShape along(std::initializer_list<std::size_t> dims) {
+    if (dims.size() == 0) throw Error("StencilShape::along: name at least one dimension the kernel reads along");
     std::uint32_t mask = 0;
     for (std::size_t d : dims) {
-      if (d >= 32) throw Error("Stencil::along: dimension " + std::to_string(d) + " is not a dimension of a tensor");
+      if (d >= 32)
+        throw Error("StencilShape::along: dimension " + std::to_string(d) + " is not a dimension of a tensor");
       mask |= std::uint32_t{1} << d;
     }
-    return Stencil(false, mask);
+    return StencilShape(false, mask);
   }
   /// Whether the kernel reads edges and corners (diagonal neighbours) too.
   constexpr bool reads_diagonals() const noexcept { return diagonals_; }
@@ -55,13 +57,13 @@ class Stencil {
   }
   /// The stencil whose plan_index is `plan`: box for 0, else the star along the dimensions in
   /// the mask `plan`.
-  static constexpr Stencil of_plan_index(std::size_t plan) noexcept {
-    return plan == 0 ? box() : Stencil(false, static_cast<std::uint32_t>(plan));
+  static constexpr StencilShape of_plan_index(std::size_t plan) noexcept {
+    return plan == 0 ? box() : StencilShape(false, static_cast<std::uint32_t>(plan));
   }
-  friend constexpr bool operator==(const Stencil&, const Stencil&) = default;
+  friend constexpr bool operator==(const StencilShape&, const StencilShape&) = default;
 
  private:
-  constexpr Stencil(bool diagonals, std::uint32_t dims) noexcept : diagonals_(diagonals), dims_(dims) {}
+  constexpr StencilShape(bool diagonals, std::uint32_t dims) noexcept : diagonals_(diagonals), dims_(dims) {}
   static std::size_t highest(std::uint32_t mask) noexcept {
     std::size_t d = 0;
     while (mask >>= 1) ++d;
@@ -75,7 +77,7 @@ class Stencil {
 /// with `stencil` reads: the whole padded box for box(), else the interior grown along each
 /// dimension the stencil reads along, one box each (they overlap only in the interior).
 template <std::size_t D>
-std::vector<Box<D>> halo_regions(const Box<D>& interior, const Index<D>& padding, const Stencil& stencil) {
+std::vector<Box<D>> halo_regions(const Box<D>& interior, const Index<D>& padding, const StencilShape& stencil) {
   const std::size_t plan = stencil.plan_index<D>();
   if (plan == 0) return {interior.grown(padding)};
   std::vector<Box<D>> regions;
@@ -107,8 +109,8 @@ struct HaloTransfer {
 /// The halo sites one rank sends to, or receives from, rank `peer` in one message of a
 /// distributed tensor: boxes (GLOBAL coordinates) of this rank's blocks, in the order both
 /// ranks list them (by destination block, then source block, each in its rank's block order,
-/// then periodic image, then halo region). A box is where the sites are on this rank: the sender's in its
-/// interior, the receiver's in its padding.
+/// then periodic image, then halo region). A box is where the sites are on this rank: the
+/// sender's in its interior, the receiver's in its padding.
 ///
 ///   for (const RankHalo<2>& h : t.halo_sends()) t.pack_halo(h, bytes);
 template <std::size_t D>
@@ -143,11 +145,11 @@ std::vector<Index<D>> periodic_images(const Extent<D>& sizes, const std::array<b
 /// from diagonal neighbours directly, so the transfers are independent of one another.
 ///
 ///   auto transfers = halo_transfers(interiors, padding);
-///   auto faces = halo_transfers(interiors, padding, sizes, periodic, Stencil::star());
+///   auto faces = halo_transfers(interiors, padding, sizes, periodic, StencilShape::star());
 template <std::size_t D>
 std::vector<HaloTransfer<D>> halo_transfers(const std::vector<Box<D>>& interiors, const Index<D>& padding,
                                             const Extent<D>& sizes = {}, const std::array<bool, D>& periodic = {},
-                                            const Stencil& stencil = Stencil::box()) {
+                                            const StencilShape& stencil = StencilShape::box()) {
   const std::vector<Index<D>> images = periodic_images(sizes, periodic);
   std::vector<HaloTransfer<D>> out;
   for (std::size_t b = 0; b < interiors.size(); ++b) {

@@ -208,7 +208,7 @@ class Tensor {
   /// all of it (box), or only what `stencil` reads.
   ///
   ///   for (const HaloTransfer<2>& h : t.halo_transfers()) std::cout << h.box << '\n';
-  std::vector<HaloTransfer<D>> halo_transfers(const Stencil& stencil = Stencil::box()) const {
+  std::vector<HaloTransfer<D>> halo_transfers(const StencilShape& stencil = StencilShape::box()) const {
     std::vector<Box<D>> interiors;
     for (const BlockGeometry<D>& g : geometry_) interiors.push_back(g.interior);
     return tessera::halo_transfers(interiors, options_.padding, sizes_, options_.periodic, stencil);
@@ -220,8 +220,8 @@ class Tensor {
   /// stencil), and padding facing another rank's blocks arrives in one message per rank.
   ///
   ///   t.exchange_padding();
-  ///   t.exchange_padding(tessera::Stencil::star());  // a 7-point stencil's: faces only
-  void exchange_padding(const Stencil& stencil = Stencil::box());
+  ///   t.exchange_padding(tessera::StencilShape::star());  // a 7-point stencil's: faces only
+  void exchange_padding(const StencilShape& stencil = StencilShape::box());
   /// Performs one transfer of halo_transfers().
   ///
   ///   for (auto& h : t.halo_transfers()) t.transfer(h);
@@ -233,10 +233,10 @@ class Tensor {
 
   /// Distributed tensors: the messages exchange_padding(stencil) (and a Graph's padded access)
   /// sends to and receives from other ranks, one per neighbouring rank.
-  const std::vector<RankHalo<D>>& halo_sends(const Stencil& stencil = Stencil::box()) const {
+  const std::vector<RankHalo<D>>& halo_sends(const StencilShape& stencil = StencilShape::box()) const {
     return rank_halo_plan(stencil).sends;
   }
-  const std::vector<RankHalo<D>>& halo_recvs(const Stencil& stencil = Stencil::box()) const {
+  const std::vector<RankHalo<D>>& halo_recvs(const StencilShape& stencil = StencilShape::box()) const {
     return rank_halo_plan(stencil).recvs;
   }
   /// Writes h's sites, box by box and x fastest, as owned T into `out` (h.sites * sizeof(T)
@@ -259,7 +259,7 @@ class Tensor {
     std::vector<RankHalo<D>> sends, recvs;
     std::vector<std::vector<std::byte>> send_bytes, recv_bytes;
   };
-  const RankHaloPlan& rank_halo_plan(const Stencil& stencil) const;
+  const RankHaloPlan& rank_halo_plan(const StencilShape& stencil) const;
   void build(const Extent<D>& sizes);
   Error out_of_range(const Index<D>& i, std::size_t d) const;
   void transfer_on_devices(const HaloTransfer<D>& h);
@@ -279,7 +279,7 @@ class Tensor {
   mutable std::vector<Buffer> buffers_;  // handles: a const tensor still hands out its blocks
   Box<D> local_{};
   RankDecomposition decomposition_;  // empty grid: not distributed
-  // By Stencil::plan_index<D>(): box, then each set of dimensions a star stencil reads along.
+  // By StencilShape::plan_index<D>(): box, then each set of dimensions a star stencil reads along.
   // Planned with the tensor, so that a const tensor hands them out without a lock.
   std::vector<RankHaloPlan> rank_halos_;
   std::uint64_t halo_channel_ = 0, collective_channel_ = 0;

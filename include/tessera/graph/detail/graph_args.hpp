@@ -36,7 +36,7 @@ struct StoredPadded {
   static constexpr Access access = Mode == PaddedAccess::concurrent ? Access::read : Access::read_write;
   std::conditional_t<Shared, InShared<Tn, access>, std::conditional_t<Mode == PaddedAccess::concurrent, ReadOnly<Tn>, Tn*>>
       view_;
-  Stencil stencil;  // which of its padding the kernel reads
+  StencilShape stencil;  // which of its padding the kernel reads
   decltype(auto) view() const {
     if constexpr (!Shared && Mode == PaddedAccess::exclusive)
       return (*view_);

@@ -23,7 +23,7 @@ Box<D> line_starts(Box<D> box) {
 }  // namespace detail
 
 template <typename T, std::size_t D, Layout L>
-void Tensor<T, D, L>::exchange_padding(const Stencil& stencil) {
+void Tensor<T, D, L>::exchange_padding(const StencilShape& stencil) {
   for (const HaloTransfer<D>& h : halo_transfers(stencil)) transfer(h);
   if (options_.ranks) exchange_rank_halos(rank_halos_[stencil.plan_index<D>()]);
 }

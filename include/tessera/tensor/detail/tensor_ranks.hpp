@@ -84,7 +84,7 @@ void Tensor<T, D, L>::plan_rank_halos(const PartitionRequest& request) {
           if (!box.empty()) out_cuts.push_back(Cut{b, k, box, shift});
         }
     for (std::size_t plan = 0; plan < rank_halos_.size(); ++plan) {
-      const Stencil stencil = Stencil::of_plan_index(plan);
+      const StencilShape stencil = StencilShape::of_plan_index(plan);
       // Both ranks list a message's boxes by destination block, then source block, then image
       // (the source's image as the destination sees it), then halo region.
       RankHalo<D> in{q, {}, 0}, out{q, {}, 0};
@@ -105,7 +105,7 @@ void Tensor<T, D, L>::plan_rank_halos(const PartitionRequest& request) {
 }
 
 template <typename T, std::size_t D, Layout L>
-const typename Tensor<T, D, L>::RankHaloPlan& Tensor<T, D, L>::rank_halo_plan(const Stencil& stencil) const {
+const typename Tensor<T, D, L>::RankHaloPlan& Tensor<T, D, L>::rank_halo_plan(const StencilShape& stencil) const {
   static const RankHaloPlan none;
   const std::size_t plan = stencil.plan_index<D>();
   return plan < rank_halos_.size() ? rank_halos_[plan] : none;
