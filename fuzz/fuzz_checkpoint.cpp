@@ -6,14 +6,26 @@
 #include <tessera/memory/memory_manager.hpp>
 #include <tessera/tensor/tensor.hpp>
 
+#include <unistd.h>
 #include <cstdint>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <string>
-#include <unistd.h>
+
+namespace {
+// The file each input is written to, one per process, removed when the fuzzer exits.
+struct ScratchFile {
+  std::string path =
+      (std::filesystem::temp_directory_path() / ("tessera-fuzz-checkpoint-" + std::to_string(::getpid()) + ".ckpt"))
+          .string();
+  ~ScratchFile() { std::remove(path.c_str()); }
+};
+}  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  static const std::string path = "/tmp/tessera-fuzz-checkpoint-" + std::to_string(::getpid()) + ".ckpt";
+  static const ScratchFile scratch;
+  const std::string& path = scratch.path;
   {
     std::ofstream out(path, std::ios::binary | std::ios::trunc);
     out.write(reinterpret_cast<const char*>(data), static_cast<std::streamsize>(size));

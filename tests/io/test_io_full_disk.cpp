@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include "../support/error_of.hpp"
+#include "io_test_support.hpp"
 
 #include <sys/resource.h>
 #include <cmath>
@@ -43,14 +44,6 @@ class DiskRoom {
   void (*previous_)(int) = nullptr;
 };
 
-std::string scratch(const std::string& name) {
-  const fs::path dir = fs::temp_directory_path() / "tessera-full-disk";
-  fs::create_directories(dir);
-  fs::remove(dir / name);
-  fs::remove(dir / (name + ".partial"));
-  return (dir / name).string();
-}
-
 using tessera::test::error_of;
 
 TEST(FullDisk, APngThatCannotBeWrittenLeavesNoFile) {
@@ -58,7 +51,8 @@ TEST(FullDisk, APngThatCannotBeWrittenLeavesNoFile) {
   const std::size_t n = 256;
   std::vector<double> field(n * n);
   for (std::size_t i = 0; i < field.size(); ++i) field[i] = std::sin(0.37 * static_cast<double>(i * i % 9973));
-  const std::string path = scratch("field.png");
+  const io_test::ScratchDir dir;
+  const std::string path = dir.file("field.png");
   {
     DiskRoom room(4096);
     const std::string m = error_of([&] { tessera::io::write_png(path, field, n, n); });
@@ -75,7 +69,8 @@ TEST(FullDisk, ATraceThatCannotBeWrittenLeavesNoFile) {
   const auto track = trace.add_track("worker 0");
   for (std::uint64_t i = 0; i < 2000; ++i)
     trace.events.push_back({"node " + std::to_string(i), "cpu", track, i, i + 1});
-  const std::string path = scratch("steps.trace.json");
+  const io_test::ScratchDir dir;
+  const std::string path = dir.file("steps.trace.json");
   {
     DiskRoom room(4096);
     const std::string m = error_of([&] { trace.save(path); });

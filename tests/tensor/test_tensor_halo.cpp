@@ -137,6 +137,45 @@ TEST_P(TensorHalo, StencilAlongSomeDimensions) {
   check_exchange(t, StencilShape::along({0}));
 }
 
+// exchange_padding keeps each stencil's transfers once it has found them: on one tensor, every
+// exchange in a sequence of different stencils fills exactly the padding its own stencil reads
+// with the current values, and every other padding site keeps what the last exchange that read it
+// brought.
+TEST_P(TensorHalo, RepeatedExchangesWithDifferentStencils) {
+  TensorOptions<2> o;
+  o.partitions = {2, 2};
+  o.sub_partitions = {1, 2};
+  o.with_padding(1);
+  Tensor<double, 2> t(memory(), {9, 10}, o);
+  std::vector<std::vector<double>> expected(t.num_blocks());
+  for (std::size_t b = 0; b < t.num_blocks(); ++b)
+    expected[b].assign(t.geometry(b).interior.grown(t.geometry(b).padding).volume(), 0.0);
+  const StencilShape sequence[] = {StencilShape::along({0}), StencilShape::along({1}), StencilShape::star(),
+                                   StencilShape::box(),      StencilShape::along({0}), StencilShape::box(),
+                                   StencilShape::star()};
+  double round = 0;
+  for (const StencilShape& stencil : sequence) {
+    round += 1;
+    std::vector<double> in(t.size().volume());
+    for_each_index(Box<2>(t.size()), [&](const Index<2>& i) { in[t.size().linear(i)] = code(i) + 1000 * round; });
+    t.fill_from(in.data());
+    add_on_devices(t, 1.0);
+    t.exchange_padding(stencil);
+    const auto h = t.host(Access::read);
+    for (std::size_t b = 0; b < t.num_blocks(); ++b) {
+      const BlockGeometry<2>& g = t.geometry(b);
+      const Box<2> stored = g.interior.grown(g.padding);
+      for_each_index(stored, [&](const Index<2>& s) {
+        double& want = expected[b][stored.extent().linear(s - stored.lo)];
+        if (g.interior.contains(s) || (t.size().contains(s) && stencil_reads(g.interior, s, stencil)))
+          want = code(s) + 1000 * round + 1;
+        ASSERT_EQ(h.block(b).at(s - g.interior.lo), want)
+            << "exchange " << round << ", block " << b << " site " << s[0] << "," << s[1];
+      });
+    }
+  }
+}
+
 TEST(HaloTransfers, StarStencilTakesSixOfTwentySixNeighbours) {
   // 3 x 3 x 3 periodic blocks of 4^3: every block has 26 neighbours, 6 across a face.
   std::vector<Box<3>> interiors;

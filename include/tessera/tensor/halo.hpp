@@ -154,10 +154,13 @@ std::vector<HaloTransfer<D>> halo_transfers(const std::vector<Box<D>>& interiors
   std::vector<HaloTransfer<D>> out;
   for (std::size_t b = 0; b < interiors.size(); ++b) {
     const std::vector<Box<D>> regions = halo_regions(interiors[b], padding, stencil);
+    const Box<D> padded = interiors[b].grown(padding);
     for (std::size_t s = 0; s < interiors.size(); ++s)
       for (const Index<D>& shift : images) {
         if (s == b && shift == Index<D>{}) continue;
         const Box<D> source = interiors[s].shifted(shift);
+        // Most pairs are far apart: one test here, not one per region (26 for a 3-D box).
+        if (padded.intersect(source).empty()) continue;
         for (const Box<D>& region : regions) {
           const Box<D> box = region.intersect(source);
           if (!box.empty()) out.push_back(HaloTransfer<D>{s, b, box, shift});

@@ -12,6 +12,7 @@
 
 #include <cstddef>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -282,6 +283,9 @@ class Tensor {
   // By StencilShape::plan_index<D>(): box, then each set of dimensions a star stencil reads along.
   // Planned with the tensor, so that a const tensor hands them out without a lock.
   std::vector<RankHaloPlan> rank_halos_;
+  // exchange_padding's local transfers by plan index, found when it first runs with a stencil:
+  // the search is over every pair of blocks, and a step that exchanges runs it every step.
+  std::vector<std::optional<std::vector<HaloTransfer<D>>>> local_halos_;
   std::uint64_t halo_channel_ = 0, collective_channel_ = 0;
 };
 

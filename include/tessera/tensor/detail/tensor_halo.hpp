@@ -24,8 +24,11 @@ Box<D> line_starts(Box<D> box) {
 
 template <typename T, std::size_t D, Layout L>
 void Tensor<T, D, L>::exchange_padding(const StencilShape& stencil) {
-  for (const HaloTransfer<D>& h : halo_transfers(stencil)) transfer(h);
-  if (options_.ranks) exchange_rank_halos(rank_halos_[stencil.plan_index<D>()]);
+  const std::size_t plan = stencil.plan_index<D>();
+  if (local_halos_.empty()) local_halos_.resize(std::size_t{1} << D);
+  if (!local_halos_[plan]) local_halos_[plan] = halo_transfers(stencil);
+  for (const HaloTransfer<D>& h : *local_halos_[plan]) transfer(h);
+  if (options_.ranks) exchange_rank_halos(rank_halos_[plan]);
 }
 
 template <typename T, std::size_t D, Layout L>
