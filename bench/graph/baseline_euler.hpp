@@ -5,6 +5,9 @@
 // rows shared out with `#pragma omp parallel for` and each row vectorised with `#pragma omp simd`
 // (the suite prints the compiler's verdict on each loop at start-up). It shares no code with the
 // solver (only the Problem, for the initial state), so agreeing with it also checks the solver.
+// FieldLayout::aos keeps each cell's four values together instead (one array of cells, as the
+// solver's Contiguous layout does), with the same loops and arithmetic: what a skilled engineer
+// writes for that layout, so that tessera's Contiguous step has a baseline of its own layout.
 //
 //   tessera::bench::EulerBaseline base(euler2d::shock_bubble(config), 0.9);
 //   base.run(10);
@@ -17,9 +20,12 @@
 
 namespace tessera::bench {
 
+/// How the baseline stores its four fields: four arrays, or one array of four-value cells.
+enum class FieldLayout { soa, aos };
+
 class EulerBaseline {
  public:
-  EulerBaseline(const euler2d::Problem& problem, double cfl);
+  EulerBaseline(const euler2d::Problem& problem, double cfl, FieldLayout layout = FieldLayout::soa);
   EulerBaseline(const EulerBaseline&) = delete;  // the fields point into storage_
   EulerBaseline& operator=(const EulerBaseline&) = delete;
 
@@ -39,17 +45,26 @@ class EulerBaseline {
   static int threads();
 
  private:
+  // (nx + 2) x (ny + 2) cells, x fastest; cell k's values at rho[k * S], e[k * S], ... with S = 1
+  // (four arrays) or 4 (one array of cells: rho = cells, e = cells + 1, ...).
   struct Fields {
-    double *rho, *e, *u, *v;  // (nx + 2) x (ny + 2), x fastest
+    double *rho, *e, *u, *v;
   };
+  template <std::ptrdiff_t S>
+  void step_with();
+  template <std::ptrdiff_t S>
   void boundary(Fields& f) const;
-  template <int Dim>
+  template <int Dim, std::ptrdiff_t S>
   void sweep(const Fields& in, Fields& out, double dt) const;
+  template <std::ptrdiff_t S>
+  double max_wavespeed() const;
+
+  FieldLayout layout_;
 
   std::size_t nx_, ny_, stride_;
   double h_, gamma_, cfl_, t_final_;
-  // All eight fields in one block, each starting 17 cache lines further on modulo 4 KiB than the
-  // one before. Allocated separately, every large array started 16 bytes past a page, so x
+  // All eight fields (or both arrays of cells) in one block, each starting 17 cache lines further
+  // on modulo 4 KiB than the one before. Allocated separately, every large array started 16 bytes past a page, so x
   // loads of one field and stores to another 4 KiB apart aliased (a load waits on a store whose
   // address it cannot tell apart by the low 12 bits); how slow that made a step (1.5 or 1.8 ms
   // at 512^2) depended on where the allocator put each vector.
