@@ -588,8 +588,15 @@ void run_block_on_cpu(Executor* executor, const ExecOptions& options, const Laun
         clear_contributions(into, contributions, row_stride * (last - first));
         for (std::size_t row = first; row < last; ++row)
           run_sites(n.row_start(row), 0, nx, contributions + (row - first) * row_stride);
-        for (std::size_t row = first; row < last; ++row)
-          partials[row] = fold_contributions(contributions + (row - first) * row_stride, nx, into.reducer);
+        if constexpr (folds_in_any_order<std::remove_cvref_t<decltype(into.reducer)>>()) {
+          // One fold for the group (the slots between rows hold the identity): a 64-site row's
+          // fold is a short chain of dependent steps and the group's runs as long independent
+          // ones. The other rows' partials keep the identity.
+          partials[first] = fold_contributions(contributions, row_stride * (last - first), into.reducer);
+        } else {
+          for (std::size_t row = first; row < last; ++row)
+            partials[row] = fold_contributions(contributions + (row - first) * row_stride, nx, into.reducer);
+        }
         return;
       }
     }
