@@ -1,4 +1,4 @@
-// tessera-bench-graph [--json FILE] [--quick] [--size N] [--weak N] [--steps K] [--reps R] [--only layouts]
+// tessera-bench-graph [--json FILE] [--quick] [--size N] [--weak N] [--steps K] [--reps R] [--only layouts|roofline]
 // SUITE=graph: the Euler shock-bubble solver (apps/euler2d), one step a tessera::Graph
 // (Ripple Listing 12) run with run_n, in strong scaling (an N x N grid over 1, 2, 4 partitions)
 // and weak scaling (N x N cells per partition, the grid growing along y) on `host` (partitions
@@ -6,10 +6,13 @@
 // against a hand-written OpenMP FORCE solver on the same grid in the same run (the two in turn,
 // round by round; each ratio the median of the rounds'), with the memory
 // layer's counters per step. Efficiencies as in Ripple §8: strong t1 / (N tN), weak t1 / tN.
+// Then each layout against the baseline (and Contiguous against the baseline on an array of
+// cells), and the roofline rows: effective GB/s per layout at 1k^2, 4k^2, 8k^2 against STREAM copy.
 // Exits 1 when the solver and the baseline disagree at start-up.
 #include "baseline_euler.hpp"
 #include "common/report.hpp"
 #include "hot_loops.generated.hpp"
+#include "stream_copy.hpp"
 
 #include "euler2d/problems.hpp"
 #include "euler2d/solver.hpp"
@@ -39,7 +42,7 @@ struct Settings {
   int steps = 10;          // steps per timed repetition
   int reps = 5;            // repetitions; the median is reported
   std::vector<std::size_t> parts{1, 2, 4};
-  std::string only;  // "layouts": only the layouts rows
+  std::string only;  // "layouts" or "roofline": only those rows
 };
 
 euler2d::Problem problem(std::size_t nx, std::size_t ny) {
@@ -222,6 +225,59 @@ LayoutRatios measure_layouts(std::size_t parts, const Settings& s) {
   return r;
 }
 
+// Issue 19 asks for euler2d's host step per layout at 1k^2, 4k^2 and 8k^2 in effective bytes
+// against the machine's copy bandwidth. A cell-step moves 160 B at the least: the wavespeed
+// reduction reads the state (32 B) and each sweep reads one state tensor and writes the other
+// (64 B), neighbours coming from cache. STREAM copy is timed just before each size; the OpenMP
+// baseline runs at the same size. Each variant is built, run and freed in turn (8k^2 in double
+// is 2 GiB a state tensor), a few steps a round, the median of 3 rounds.
+void roofline(Report& report, const Settings& s, bool quick) {
+  constexpr double bytes_per_cell_step = 160;
+  StreamCopy copy(std::size_t{1} << (quick ? 22 : 25));
+  copy.run();
+  std::printf(
+      "\nroofline (host graph step, one partition): effective GB/s at %.0f B a cell-step against STREAM copy "
+      "(16 B an element) timed before each size\n",
+      bytes_per_cell_step);
+  const std::vector<std::size_t> sizes =
+      quick ? std::vector<std::size_t>{1024} : std::vector<std::size_t>{1024, 4096, 8192};
+  for (std::size_t n : sizes) {
+    double copy_s = 1e30;
+    for (int r = 0; r < 5; ++r) {
+      const auto a = std::chrono::steady_clock::now();
+      copy.run();
+      copy_s = std::min(copy_s, std::chrono::duration<double>(std::chrono::steady_clock::now() - a).count());
+    }
+    const double copy_gbs = copy.bytes() / copy_s * 1e-9;
+    Settings round = s;
+    round.steps = static_cast<int>(std::clamp<std::size_t>((std::size_t{1} << 26) / (n * n), 1, 32));
+    round.reps = 3;
+    const std::string bench = "roofline-" + std::to_string(n) + "^2";
+    auto row = [&](const char* variant, double per_step) {
+      const double cells = static_cast<double>(n * n) / per_step;
+      const double gbs = cells * bytes_per_cell_step * 1e-9;
+      report.add({bench, variant, "effective", gbs, "GB/s", "stream-copy", copy_gbs});
+      std::printf("  %s: %.3g cells/s, %.0f B a cell-step\n", variant, cells, bytes_per_cell_step);
+    };
+    const std::size_t expected = 1 + static_cast<std::size_t>(round.steps * round.reps);
+    {
+      EulerBaseline base(problem(n, n), 0.9);
+      base.run(1);
+      row("openmp SoA", median_per_step([&](int k) { base.run(static_cast<std::size_t>(k)); }, round));
+      if (base.steps() != expected)
+        std::printf("WARNING: the baseline took %zu steps, not %zu\n", base.steps(), expected);
+    }
+    auto layout = [&]<typename L>(const char* variant, L) {
+      HostGraphRun<L> run(1, n);
+      row(variant, median_per_step([&](int k) { run.run(k); }, round));
+      if (run.solver.finished()) std::printf("WARNING: %s reached t_final during the roofline rows\n", variant);
+    };
+    layout("Strided graph", tessera::Strided{});
+    layout("Contiguous graph", tessera::Contiguous{});
+    layout("Tiled<8> graph", tessera::Tiled<8>{});
+  }
+}
+
 // The solver (as a graph) against the baseline after a few steps on a small grid: the density
 // field, max over cells of |a - b| / |b|.
 bool agreement_check() {
@@ -300,8 +356,8 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "tessera-bench-graph: --steps and --reps take a count of at least 1\n");
     return 2;
   }
-  if (!s.only.empty() && s.only != "layouts") {
-    std::fprintf(stderr, "tessera-bench-graph: --only takes 'layouts', not '%s'\n", s.only.c_str());
+  if (!s.only.empty() && s.only != "layouts" && s.only != "roofline") {
+    std::fprintf(stderr, "tessera-bench-graph: --only takes 'layouts' or 'roofline', not '%s'\n", s.only.c_str());
     return 2;
   }
   if (args.quick) {
@@ -379,10 +435,13 @@ int main(int argc, char** argv) {
   }
   // The other layouts on the host, strong-scaling size, graph step against the same baseline:
   // the issue asks >= 0.95x the OpenMP solver's speed for every layout that vectorises.
-  std::printf("\nlayouts (host graph step, %zux%zu): time per step / OpenMP's, median over %d rounds of %d steps "
-              "each, all four alternated in every round\n",
-              s.size, s.size, 3 * s.reps, s.steps);
+  if (s.only.empty() || s.only == "layouts")
+    std::printf(
+        "\nlayouts (host graph step, %zux%zu): time per step / OpenMP's, median over %d rounds of %d steps "
+        "each, all four alternated in every round\n",
+        s.size, s.size, 3 * s.reps, s.steps);
   for (std::size_t p : {std::size_t{1}, std::size_t{2}}) {
+    if (!s.only.empty() && s.only != "layouts") break;
     const LayoutRatios r = measure_layouts(p, s);
     const std::string bench = "layouts-" + std::to_string(s.size) + "x" + std::to_string(s.size) + "-p" + std::to_string(p);
     const char* names[] = {"Strided graph", "Contiguous graph", "Tiled<8> graph"};
@@ -395,6 +454,7 @@ int main(int argc, char** argv) {
         "Contiguous %.2f of it\n",
         p, 1e3 * r.baseline_s, r.ratio[0], r.ratio[1], r.ratio[2], 1e3 * r.aos_s, r.contiguous_aos);
   }
+  if (s.only.empty() || s.only == "roofline") roofline(report, s, args.quick);
   std::printf("ratio: tessera graph time per step / OpenMP baseline time per step on the same grid (above 1: tessera "
               "slower). ideal: the efficiency this machine's %u cores allow.\n",
               cores);
