@@ -438,7 +438,7 @@ int main(int argc, char** argv) {
   if (s.only.empty() || s.only == "layouts")
     std::printf(
         "\nlayouts (host graph step, %zux%zu): time per step / OpenMP's, median over %d rounds of %d steps "
-        "each, all four alternated in every round\n",
+        "each, all five alternated in every round (the baseline on four arrays and on cells, the three layouts)\n",
         s.size, s.size, 3 * s.reps, s.steps);
   for (std::size_t p : {std::size_t{1}, std::size_t{2}}) {
     if (!s.only.empty() && s.only != "layouts") break;
