@@ -233,7 +233,7 @@ LayoutRatios measure_layouts(std::size_t parts, const Settings& s) {
 // is 2 GiB a state tensor), a few steps a round, the median of 3 rounds.
 void roofline(Report& report, const Settings& s, bool quick) {
   constexpr double bytes_per_cell_step = 160;
-  StreamCopy copy(std::size_t{1} << (quick ? 22 : 25));
+  StreamCopy copy(std::size_t{1} << (quick ? 24 : 25));  // 128 or 256 MiB an array: 4-8x the L3 here
   copy.run();
   std::printf(
       "\nroofline (host graph step, one partition): effective GB/s at %.0f B a cell-step against STREAM copy "
