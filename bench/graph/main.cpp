@@ -11,8 +11,8 @@
 // Exits 1 when the solver and the baseline disagree at start-up.
 #include "baseline_euler.hpp"
 #include "common/report.hpp"
+#include "common/stream.hpp"
 #include "hot_loops.generated.hpp"
-#include "stream_copy.hpp"
 
 #include "euler2d/problems.hpp"
 #include "euler2d/solver.hpp"
@@ -233,8 +233,8 @@ LayoutRatios measure_layouts(std::size_t parts, const Settings& s) {
 // is 2 GiB a state tensor), a few steps a round, the median of 3 rounds.
 void roofline(Report& report, const Settings& s, bool quick) {
   constexpr double bytes_per_cell_step = 160;
-  StreamCopy copy(std::size_t{1} << (quick ? 24 : 25));  // 128 or 256 MiB an array: 4-8x the L3 here
-  copy.run();
+  StreamArrays stream(std::size_t{1} << (quick ? 24 : 25));  // 128 or 256 MiB an array: 4-8x the L3 here
+  stream.copy();
   std::printf(
       "\nroofline (host graph step, one partition): effective GB/s at %.0f B a cell-step against STREAM copy "
       "(16 B an element) timed before each size\n",
@@ -245,10 +245,10 @@ void roofline(Report& report, const Settings& s, bool quick) {
     double copy_s = 1e30;
     for (int r = 0; r < 5; ++r) {
       const auto a = std::chrono::steady_clock::now();
-      copy.run();
+      stream.copy();
       copy_s = std::min(copy_s, std::chrono::duration<double>(std::chrono::steady_clock::now() - a).count());
     }
-    const double copy_gbs = copy.bytes() / copy_s * 1e-9;
+    const double copy_gbs = stream.copy_bytes() / copy_s * 1e-9;
     Settings round = s;
     round.steps = static_cast<int>(std::clamp<std::size_t>((std::size_t{1} << 26) / (n * n), 1, 32));
     round.reps = 3;

@@ -13,26 +13,6 @@
 
 namespace tessera::bench {
 
-// First touch in parallel with the same static schedule as the triad loop.
-TriadCeiling::TriadCeiling(std::size_t n) : n_(n) {
-  a_ = static_cast<double*>(std::aligned_alloc(64, n * sizeof(double)));
-  b_ = static_cast<double*>(std::aligned_alloc(64, n * sizeof(double)));
-  c_ = static_cast<double*>(std::aligned_alloc(64, n * sizeof(double)));
-  if (!a_ || !b_ || !c_) throw std::bad_alloc();
-#pragma omp parallel for schedule(static)
-  for (std::size_t i = 0; i < n; ++i) {
-    a_[i] = 0.0;
-    b_[i] = 1.0;
-    c_[i] = 2.0;
-  }
-}
-TriadCeiling::~TriadCeiling() {
-  std::free(a_);
-  std::free(b_);
-  std::free(c_);
-}
-void TriadCeiling::run() { baseline::stream_triad(a_, b_, c_, 3.0, n_); }
-
 namespace baseline {
 
 bool have_openmp() {
@@ -48,13 +28,6 @@ double jacobi_steps(jacobi3d::BlockGrid* blocks, std::size_t count, bool one_thr
 #pragma omp parallel for schedule(static) reduction(max : err) if (!one_thread)
   for (std::size_t b = 0; b < count; ++b) err = std::max(err, jacobi3d::step(blocks[b]));
   return err;
-}
-
-void stream_triad(double* a, const double* b, const double* c, double s, std::size_t n) {
-#pragma omp parallel for simd schedule(static)
-  for (std::size_t i = 0; i < n; ++i) {  // hot-loop: triad
-    a[i] = b[i] + s * c[i];
-  }
 }
 
 void saxpy(float* y, const float* x, float a, std::size_t n) {

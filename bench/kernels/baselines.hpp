@@ -22,7 +22,6 @@ double jacobi_steps(jacobi3d::BlockGrid* blocks, std::size_t count, bool one_thr
 /// Whether the baselines were built with OpenMP (else they are serial loops).
 bool have_openmp();
 
-void stream_triad(double* a, const double* b, const double* c, double s, std::size_t n);
 void saxpy(float* y, const float* x, float a, std::size_t n);
 
 template <typename T>

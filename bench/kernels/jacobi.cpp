@@ -25,7 +25,7 @@
 
 namespace tessera::bench {
 
-void run_jacobi(Report& report, const Settings& s, TriadCeiling& triad) {
+void run_jacobi(Report& report, const Settings& s, StreamArrays& triad) {
   jacobi3d::Problem p;
   p.blocks = 2;
   p.size = s.quick ? 64 : 128;
@@ -61,15 +61,13 @@ void run_jacobi(Report& report, const Settings& s, TriadCeiling& triad) {
   v.gather_to(got.data());
   if (got != want || largest.value() != first.error) mismatch("jacobi: the sweep is not the reference's first step");
 
-  const auto r = Interleaved::run(
-      s.rounds,
-      {{"tessera", run},
-       {"openmp", [&] { baseline::jacobi_steps(blocks.data(), blocks.size()); }},
-       {"stream-triad", [&] { triad.run(); }}});
+  const auto r = Interleaved::run(s.rounds, {{"tessera", run},
+                                             {"openmp", [&] { baseline::jacobi_steps(blocks.data(), blocks.size()); }},
+                                             {"stream-triad", [&] { triad.triad(); }}});
   const double bytes = 16.0 * static_cast<double>(sizes.volume());  // read u, write v
   const std::string name = "jacobi-sweep-" + std::to_string(p.size) + "^3";
   report_pair(report, name, r, "tessera", "openmp", bytes);
-  report_vs_stream(report, name, r, "openmp", bytes, triad.bytes());
+  report_vs_stream(report, name, r, "openmp", bytes, triad.triad_bytes());
 
   // Workers inherit the affinity of the thread that starts them.
   cpu_set_t all, one;

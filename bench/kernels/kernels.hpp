@@ -3,6 +3,7 @@
 // baselines, the STREAM triad ceiling measured in the same rounds, and how a row is reported.
 
 #include "common/report.hpp"
+#include "common/stream.hpp"
 
 #include <tessera/layout/layout.hpp>
 
@@ -39,22 +40,6 @@ inline void mismatch(const std::string& what) {
   std::fprintf(stderr, "MISMATCH: %s\n", what.c_str());
   any_mismatch() = true;
 }
-
-/// STREAM's triad (a = b + s*c over doubles, 24 bytes an element) in OpenMP: the machine's
-/// bandwidth ceiling, timed inside every group of rounds because this VM's bandwidth drifts.
-class TriadCeiling {
- public:
-  explicit TriadCeiling(std::size_t n);
-  ~TriadCeiling();
-  TriadCeiling(const TriadCeiling&) = delete;
-  TriadCeiling& operator=(const TriadCeiling&) = delete;
-  void run();
-  double bytes() const { return 24.0 * static_cast<double>(n_); }
-
- private:
-  std::size_t n_;
-  double *a_, *b_, *c_;
-};
 
 /// Times named variants in `rounds` rounds, each calling every variant once in an order that
 /// rotates from round to round (so drift and cache state hit all of them alike), after one
@@ -117,10 +102,10 @@ inline void report_vs_stream(Report& report, const std::string& benchmark, const
               triad_bytes / r.best("stream-triad") / 1e9, 0});
 }
 
-void run_saxpy(Report& report, const Settings& s, TriadCeiling& triad);
-void run_particles(Report& report, const Settings& s, TriadCeiling& triad);
-void run_flux(Report& report, const Settings& s, TriadCeiling& triad);
-void run_jacobi(Report& report, const Settings& s, TriadCeiling& triad);
+void run_saxpy(Report& report, const Settings& s, StreamArrays& triad);
+void run_particles(Report& report, const Settings& s, StreamArrays& triad);
+void run_flux(Report& report, const Settings& s, StreamArrays& triad);
+void run_jacobi(Report& report, const Settings& s, StreamArrays& triad);
 #if defined(TESSERA_BENCH_HAVE_CUDA)
 /// GPU rows (CUDA builds): prints why and returns where there is no GPU.
 void run_cuda_kernels(Report& report, const Settings& s);

@@ -29,7 +29,7 @@ int main(int argc, char** argv) {
   std::printf("ratios: median over %d interleaved rounds of baseline time / tessera time (above 1: tessera faster)\n",
               s.rounds);
   report.header();
-  TriadCeiling triad(s.quick ? (std::size_t{1} << 22) : (std::size_t{1} << 24));
+  StreamArrays triad(s.quick ? (std::size_t{1} << 22) : (std::size_t{1} << 24));
   if (args.runs("saxpy")) run_saxpy(report, s, triad);
   if (args.runs("particles")) run_particles(report, s, triad);
   if (args.runs("flux")) run_flux(report, s, triad);

@@ -45,7 +45,7 @@ struct Baselines {
 };
 
 template <typename T, typename L>
-void run_layout(Report& report, const Settings& s, TriadCeiling& triad, Executor& ex, MemoryManager& memory,
+void run_layout(Report& report, const Settings& s, StreamArrays& triad, Executor& ex, MemoryManager& memory,
                 const Extent<3>& size, const char* layout_name) {
   const std::size_t n = size.volume();
   const T dt = T(0.5);
@@ -57,10 +57,14 @@ void run_layout(Report& report, const Settings& s, TriadCeiling& triad, Executor
   }
   Baselines<T> base(n);
   std::vector<std::pair<std::string, std::function<void()>>> variants = {
-      {"tessera", [&] { for_each(ex, [](auto p, T h) { p->update(h); }, t, dt); }},
+      {"tessera",
+       [&] {
+         for_each(
+             ex, [](auto p, T h) { p->update(h); }, t, dt);
+       }},
       {"openmp-aos", [&] { baseline::particles_aos(base.aos.data(), n, dt); }},
       {"openmp-soa", [&] { baseline::particles_soa(base.soa, n, dt); }},
-      {"stream-triad", [&] { triad.run(); }}};
+      {"stream-triad", [&] { triad.triad(); }}};
   // Tiled<V> against the same layout written by hand: what the layout costs here, apart from tessera.
   constexpr std::size_t V = tile_width<L>();
   std::vector<T> aosoa;
@@ -84,9 +88,9 @@ void run_layout(Report& report, const Settings& s, TriadCeiling& triad, Executor
   report_pair(report, name, renamed, variant, "openmp-aos", bytes);
   report_pair(report, name, renamed, variant, "openmp-soa", bytes);
   if constexpr (V > 0) report_pair(report, name, renamed, variant, "openmp-aosoa", bytes);
-  report_vs_stream(report, name, renamed, variant, bytes, triad.bytes());
-  report_vs_stream(report, name + "/" + layout_name, renamed, "openmp-aos", bytes, triad.bytes());
-  report_vs_stream(report, name + "/" + layout_name, renamed, "openmp-soa", bytes, triad.bytes());
+  report_vs_stream(report, name, renamed, variant, bytes, triad.triad_bytes());
+  report_vs_stream(report, name + "/" + layout_name, renamed, "openmp-aos", bytes, triad.triad_bytes());
+  report_vs_stream(report, name + "/" + layout_name, renamed, "openmp-soa", bytes, triad.triad_bytes());
 
   std::vector<Particle<T>> got(n);
   t.gather_to(got.data());
@@ -111,7 +115,7 @@ void run_layout(Report& report, const Settings& s, TriadCeiling& triad, Executor
 }
 
 template <typename T>
-void run_type(Report& report, const Settings& s, TriadCeiling& triad, Executor& ex, MemoryManager& memory) {
+void run_type(Report& report, const Settings& s, StreamArrays& triad, Executor& ex, MemoryManager& memory) {
   const Extent<3> size = s.quick ? Extent<3>{1000, 100, 20} : Extent<3>{1000, 100, 100};
   run_layout<T, Contiguous>(report, s, triad, ex, memory, size, "contiguous");
   run_layout<T, Strided>(report, s, triad, ex, memory, size, "strided");
@@ -121,7 +125,7 @@ void run_type(Report& report, const Settings& s, TriadCeiling& triad, Executor& 
 
 }  // namespace
 
-void run_particles(Report& report, const Settings& s, TriadCeiling& triad) {
+void run_particles(Report& report, const Settings& s, StreamArrays& triad) {
   Executor ex;
   DeviceSet devices = DeviceSet::select("host");
   MemoryManager memory(devices);

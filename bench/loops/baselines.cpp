@@ -63,15 +63,3 @@ void seven_point_chain(double* a, double* b, int n, int iterations) {
 }
 
 }  // namespace loops_baseline
-
-namespace loops_baseline {
-
-void stream_triad(double* a, const double* b, const double* c, std::size_t n, double s) {
-  const std::ptrdiff_t count = std::ptrdiff_t(n);
-#pragma omp parallel for simd schedule(static)
-  for (std::ptrdiff_t i = 0; i < count; ++i) {  // hot-loop: triad
-    a[i] = b[i] + s * c[i];
-  }
-}
-
-}  // namespace loops_baseline

@@ -12,6 +12,5 @@ void jacobi_chain(double* u, double* u2, const double* f, int nx, int ny, int it
 /// `iterations` of: b = 7-point(a), then a = 7-point(b), on the interior.
 void seven_point_chain(double* a, double* b, int n, int iterations);
 /// STREAM's triad, a = b + s * c: the machine's sustainable memory bandwidth, 24 bytes an element.
-void stream_triad(double* a, const double* b, const double* c, std::size_t n, double s);
 
 }  // namespace loops_baseline

@@ -9,6 +9,7 @@
 
 #include "common/quiet_baseline_threads.hpp"
 #include "common/report.hpp"
+#include "common/stream.hpp"
 #include "hot_loops.generated.hpp"
 
 #include <tessera/device/device_set.hpp>
@@ -228,18 +229,16 @@ double hybrid_rate(const std::string& spec, const tl::ContextOptions& options, i
 }
 
 /// STREAM triad with OpenMP over arrays far beyond the caches: the bandwidth effective-bandwidth
-/// rows are held against (the best of `reps`, as STREAM reports).
+/// rows are held against (the best of 10, as STREAM reports).
 double stream_triad_gbs(bool quick) {
-  const std::size_t n = quick ? std::size_t{1} << 22 : std::size_t{1} << 24;
-  std::vector<double> a(n, 0.0), b(n, 1.0), c(n, 2.0);
-  loops_baseline::stream_triad(a.data(), b.data(), c.data(), n, 3.0);  // first touch
+  tessera::bench::StreamArrays stream(quick ? std::size_t{1} << 22 : std::size_t{1} << 24);
   double best = 1e30;
   for (int r = 0; r < 10; ++r) {
     const auto t0 = std::chrono::steady_clock::now();
-    loops_baseline::stream_triad(a.data(), b.data(), c.data(), n, 3.0);
+    stream.triad();
     best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
   }
-  return 24.0 * double(n) / best / 1e9;
+  return stream.triad_bytes() / best / 1e9;
 }
 
 // CloverLeaf's clover_bm_short deck (960 x 960 cells): time per step, and effective bandwidth
