@@ -6,6 +6,8 @@
 //   tessera::reduce(ex, state, max_speed, tessera::Max{}, euler2d::Wavespeed<double>{gas});
 //   tessera::for_each(ex, euler2d::edges_only(), euler2d::ZeroGradientEdges{}, state);
 //   tessera::for_each(ex, euler2d::Sweep<0, double>{gas, h}, state, updated, dt);
+//   tessera::for_each(ex, euler2d::Sweep<1, double>{gas, h}, updated, state, dt,
+//                     tessera::reduce_into(max_speed, tessera::Max{}));  // and the next step's CFL maximum
 
 #include "euler2d/force.hpp"
 #include "euler2d/state.hpp"
@@ -53,7 +55,13 @@ inline tessera::ExecOptions edges_only() {
 }
 
 /// One first-order FORCE sweep along Dim: out = in - dt/h (F(i+1/2) - F(i-1/2)). Reads in's
-/// padding along Dim, so in's boundary and halo must be loaded first.
+/// padding along Dim, so in's boundary and halo must be loaded first. Given a reduce_into
+/// contribution as well, it contributes the updated cell's max_wavespeed, computed from the
+/// values it stores (so the same bits a Wavespeed pass over `out` would read): the y sweep gives
+/// the next step's CFL maximum without another pass over the state.
+///
+///   tessera::for_each(ex, Sweep<1, double>{gas, h}, tessera::read_only(half), tessera::write_only(state),
+///                     dt, tessera::reduce_into(next_max, tessera::Max{}));
 template <std::size_t Dim, typename T>
 struct Sweep {
   /// It reads neighbours along Dim only: the y sweep reads nothing along x.
@@ -62,9 +70,22 @@ struct Sweep {
   T h;  ///< cell width
   template <typename In, typename Out>
   TESSERA_HOST_DEVICE void operator()(In in, Out out, T dt) const {
+    store(*out, updated(in, dt));
+  }
+  template <typename In, typename Out, typename Contribution>
+  TESSERA_HOST_DEVICE void operator()(In in, Out out, T dt, Contribution wavespeed) const {
+    const Conserved<T> q = updated(in, dt);
+    const State<T> next(q.rho, q.e, {q.mx / q.rho, q.my / q.rho});  // what store() writes
+    store(*out, q);
+    *wavespeed = gas.max_wavespeed(next);
+  }
+
+ private:
+  template <typename In>
+  TESSERA_HOST_DEVICE TESSERA_FORCE_INLINE Conserved<T> updated(In in, T dt) const {
     const T dtdx = dt / h;
     const Conserved<T> l = conserved(*in.offset(Dim, -1)), c = conserved(*in), r = conserved(*in.offset(Dim, 1));
-    store(*out, force_update<Dim>(gas, l, c, r, dtdx));
+    return force_update<Dim>(gas, l, c, r, dtdx);
   }
 };
 

@@ -2,12 +2,16 @@
 // EulerSolver<T, L>: the 2-D Euler equations by first-order FORCE with dimensional splitting
 // (an x sweep, then a y sweep, with one time step from a CFL condition), on tensors of State<T>
 // laid out as L and partitioned over the selected devices (by default one slab along y per
-// device, as in Ripple §8). One step is Ripple's Listing 12:
+// device, as in Ripple §8). One step is Ripple's Listing 12 with the wavespeed reduction folded
+// into the y sweep:
 //
-//   max wavespeed (a reduction over the state) -> dt -> boundary(in) -> x sweep in->out
-//   -> boundary(out) -> y sweep out->in
+//   dt (from the max wavespeed) -> boundary(in) -> x sweep in->out -> boundary(out)
+//   -> y sweep out->in, which also reduces the new state's max wavespeed for the next step
 //
-// so the state is back in `in` after every step and no swap is needed.
+// so the state is back in `in` after every step and no swap is needed, and a step reads the
+// state twice instead of three times (a separate reduction read 32 of a step's 160 B a cell,
+// and on a GPU put a second round trip to the host in every step). The constructor and
+// restore_clock() reduce the state once; whoever else writes it calls refresh_wavespeed().
 //
 //   tessera::DeviceSet devices = tessera::DeviceSet::select("sim:4:64MiB");
 //   tessera::MemoryManager memory(devices);
@@ -75,39 +79,48 @@ class EulerSolver {
         in_(memory, extent(), tensor_options("state", 1)),
         out_(memory, extent(), tensor_options("state_half_step", 1)) {
     initialise();
+    refresh_wavespeed();
   }
 
-  /// One time step (Ripple Listing 12). Past t_final, dt is 0 and the state does not change.
+  /// One time step (Ripple Listing 12, the reduction in the y sweep). Past t_final, dt is 0 and
+  /// the state does not change.
   void step() {
-    tessera::reduce(executor_, in_, max_wavespeed_, tessera::Max{}, Wavespeed<T>{gas_});
     set_dt();
     set_boundary(in_);
     in_.exchange_padding(tessera::StencilShape::along({0}));  // each sweep reads along its own dimension
     tessera::for_each(executor_, Sweep<0, T>{gas_, h_}, tessera::read_only(in_), tessera::write_only(out_), dt_);
     set_boundary(out_);
     out_.exchange_padding(tessera::StencilShape::along({1}));
-    tessera::for_each(executor_, Sweep<1, T>{gas_, h_}, tessera::read_only(out_), tessera::write_only(in_), dt_);
+    tessera::for_each(executor_, Sweep<1, T>{gas_, h_}, tessera::read_only(out_), tessera::write_only(in_), dt_,
+                      tessera::reduce_into(max_wavespeed_, tessera::Max{}));
     finish_step();
   }
 
-  /// Appends one step to a graph, as Listing 12 (each node as in step()), so that
-  /// `g.run_n(executor, n)` takes n steps and `g.run_until(executor, [&] { return
-  /// solver.finished(); })` runs to t_final. The graph refers to this solver: keep it alive.
+  /// Appends one step to a graph, as step() does it, so that `g.run_n(executor, n)` takes n
+  /// steps and `g.run_until(executor, [&] { return solver.finished(); })` runs to t_final. The
+  /// graph refers to this solver: keep it alive.
   ///
   ///   tessera::Graph g("euler step");
   ///   solver.add_step(g);
   ///   g.run_until(executor, [&] { return solver.finished(); }).get();
   void add_step(tessera::Graph& g) {
-    g.reduce(in_, max_wavespeed_, tessera::Max{}, Wavespeed<T>{gas_}).then([this] { set_dt(); });
+    g.then([this] { set_dt(); });
     add_boundary(g, in_);
     // Each sweep reads its neighbours along its own dimension only: only those faces move.
     g.then_split(Sweep<0, T>{gas_, h_}, tessera::concurrent_padded_access(in_, tessera::StencilShape::along({0})),
                  tessera::write_only(out_), std::cref(dt_));
     add_boundary(g, out_);
     g.then_split(Sweep<1, T>{gas_, h_}, tessera::concurrent_padded_access(out_, tessera::StencilShape::along({1})),
-                 tessera::write_only(in_), std::cref(dt_))
+                 tessera::write_only(in_), std::cref(dt_), tessera::reduce_into(max_wavespeed_, tessera::Max{}))
         .then([this] { finish_step(); });
   }
+
+  /// Reduces the largest wavespeed of the state as it is now. Steps keep it current themselves
+  /// (the y sweep reduces it); call this after writing the state any other way than through
+  /// restore_clock(), which calls it, or the next step's dt comes from the state before.
+  ///
+  ///   solver.state().fill_from(cells.data());  solver.refresh_wavespeed();
+  void refresh_wavespeed() { tessera::reduce(executor_, in_, max_wavespeed_, tessera::Max{}, Wavespeed<T>{gas_}); }
 
   /// Steps until t_final; returns the number of steps taken.
   std::size_t run() {
@@ -155,7 +168,9 @@ class EulerSolver {
     ++steps_;
   }
 
-  /// Sets the clock after state() was restored from a checkpoint taken at time t, step `steps`.
+  /// Sets the clock after state() was restored from a checkpoint taken at time t, step `steps`,
+  /// and reduces the restored state's largest wavespeed (refresh_wavespeed()). Collective
+  /// across ranks.
   ///
   ///   tessera::io::CheckpointScalars saved = tessera::io::load_checkpoint(path, solver.state());
   ///   solver.restore_clock(saved.real("time"), static_cast<std::size_t>(saved.integer("step")));
@@ -166,6 +181,7 @@ class EulerSolver {
     t_ = t;
     steps_ = steps;
     last_step_ = false;
+    refresh_wavespeed();
   }
 
   // -- accessors --------------------------------------------------------------------------------

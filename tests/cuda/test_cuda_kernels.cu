@@ -1,9 +1,10 @@
 // for_each and reduce on a GPU give what the host gives: every layout, the global-memory and
-// in_shared paths (in_shared(read_only(u)) too), read_only/write_only arguments, and the CUB
-// block reduction. Skips, with the reason, where no GPU is present.
+// in_shared paths (in_shared(read_only(u)) too), read_only/write_only arguments, edge kernels,
+// and the CUB block reduction. Skips, with the reason, where no GPU is present.
 
 #include <tessera/device/device_set.hpp>
 #include <tessera/exec.hpp>
+#include <tessera/graph.hpp>
 #include <tessera/memory/memory_manager.hpp>
 #include <tessera/tensor/tensor.hpp>
 
@@ -175,6 +176,49 @@ TEST(CudaKernels, CubReductionsMatchTheHost) {
   EXPECT_EQ(lo.value(), *std::min_element(dense.begin(), dense.end()));
 }
 
+struct CountVisit {
+  TESSERA_HOST_DEVICE void operator()(auto it) const { *it += 1.0f; }
+};
+
+template <std::size_t D>
+void check_edge_visits(MemoryManager& memory, Executor& ex, Extent<D> n, Extent<D> partitions, std::size_t w) {
+  TensorOptions<D> o;
+  o.partitions = partitions;
+  Tensor<float, D> visits(memory, n, o.with_padding(1).named("visits"));
+  const std::vector<float> zeros(n.volume(), 0.0f);
+  visits.fill_from(zeros.data());
+  ExecOptions edges;
+  edges.edge_width = w;
+  for_each(ex, edges, CountVisit{}, visits);
+  std::vector<float> got(n.volume());
+  visits.gather_to(got.data());
+  for (std::size_t k = 0; k < got.size(); ++k) {
+    const Index<D> i = n.delinear(k);
+    bool edge = false;
+    for (std::size_t d = 0; d < D; ++d)
+      edge = edge || i.coords[d] < static_cast<std::int64_t>(w) ||
+             i.coords[d] >= static_cast<std::int64_t>(n.sizes[d]) - static_cast<std::int64_t>(w);
+    ASSERT_EQ(got[k], edge ? 1.0f : 0.0f)
+        << "site " << k << ", width " << w << ", " << partitions.volume() << " partitions";
+  }
+}
+
+// ExecOptions::edge_width on a GPU: the grid over a block's edge boxes runs the kernel at exactly
+// the sites within w of the domain's faces, once each, however the tensor is cut (a block that
+// touches no face launches nothing).
+TEST(CudaKernels, EdgeKernelsVisitEachEdgeSiteOnce) {
+  SKIP_WITHOUT_GPU();
+  DeviceSet devices = DeviceSet::cuda(tessera_test::small_cuda_options());
+  MemoryManager memory(devices);
+  Executor ex{ExecutorOptions{}};
+  for (std::size_t w : {1, 2, 9}) {
+    check_edge_visits<2>(memory, ex, Extent<2>{37, 23}, Extent<2>{1, 1}, w);
+    check_edge_visits<2>(memory, ex, Extent<2>{37, 23}, Extent<2>{1, 3}, w);
+    check_edge_visits<2>(memory, ex, Extent<2>{37, 23}, Extent<2>{3, 3}, w);
+  }
+  check_edge_visits<3>(memory, ex, Extent<3>{11, 9, 7}, Extent<3>{2, 1, 2}, 1);
+}
+
 struct TwiceContributing {
   TESSERA_HOST_DEVICE void operator()(auto in, auto out, auto c) const { *c = *out = 2.0 * *in; }
 };
@@ -212,6 +256,40 @@ TEST(CudaKernels, ReduceIntoMatchesTheHost) {
   std::vector<double> got(n.volume());
   twice.gather_to(got.data());
   for (std::size_t k = 0; k < got.size(); ++k) ASSERT_EQ(got[k], 2.0 * dense[k]) << k;
+}
+
+// A Graph's reductions on the GPU leave each block's total in a pinned slot by a copy in stream
+// order (no host function): a reduce and a split's reduce_into over three blocks, run five
+// times with the data changing between runs, give the host's exact integer results every time.
+TEST(CudaKernels, GraphReductionsOverBlocksMatchTheHost) {
+  SKIP_WITHOUT_GPU();
+  DeviceSet devices = DeviceSet::cuda(tessera_test::small_cuda_options());
+  MemoryManager memory(devices);
+  Executor ex{ExecutorOptions{}};
+  const Extent<2> n{301, 97};
+  TensorOptions<2> o;
+  o.partitions = Extent<2>{1, 3};
+  Tensor<double, 2> t(memory, n, o.named("t")), twice(memory, n, o.named("twice"));
+  std::vector<double> dense(n.volume());
+  for (std::size_t k = 0; k < dense.size(); ++k) dense[k] = static_cast<double>((k * 7919) % 10007);
+  t.fill_from(dense.data());
+  ReductionResult<double> plain, sum, hi;
+  Graph g("reductions");
+  g.reduce(t, plain, Sum{}).then_split(OddContributing{}, read_only(t), reduce_into(hi, Max{}));
+  g.then_split(TwiceContributing{}, read_only(t), write_only(twice), reduce_into(sum, Sum{}));
+  for (int run = 0; run < 5; ++run) {
+    for (std::size_t k = 0; k < dense.size(); ++k) dense[k] = static_cast<double>((k * 7919 + 13 * run) % 10007);
+    t.fill_from(dense.data());
+    g.run(ex).get();
+    double total = 0, odd = std::numeric_limits<double>::lowest();
+    for (double v : dense) {
+      total += v;  // integers below 2^53: exact in any order
+      if (static_cast<long long>(v) % 2 == 1) odd = std::max(odd, v);
+    }
+    EXPECT_EQ(plain.value(), total) << "run " << run;
+    EXPECT_EQ(sum.value(), 2.0 * total) << "run " << run;
+    EXPECT_EQ(hi.value(), odd) << "run " << run;
+  }
 }
 
 }  // namespace

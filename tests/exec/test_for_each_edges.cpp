@@ -1,10 +1,13 @@
 // ExecOptions::edge_width: on the CPU (host blocks and sim devices) the kernel runs at exactly
 // the sites within w of the global domain's faces, once each, in 1-D, 2-D and 3-D, however the
-// tensor is partitioned, for arithmetic and Tiled record tensors.
+// tensor is partitioned, for arithmetic and Tiled record tensors; and the edge boxes a CUDA
+// launch covers hold each of a block's edge sites exactly once (the launch itself is tested in
+// tests/cuda/test_cuda_kernels.cu, where a GPU is).
 
 #include <gtest/gtest.h>
 
 #include <tessera/exec.hpp>
+#include <tessera/exec/detail/cuda_block.hpp>
 #include <tessera/tensor/tensor.hpp>
 #include <vector>
 
@@ -93,5 +96,43 @@ TEST_P(ForEachEdges, TiledRecordsCopyIntoThePadding) {
 }
 
 TENSOR_TEST_ON_DEVICES(ForEachEdges);
+
+/// Every site of a block (extent n at global origin) that the edge boxes hold, counted: exactly
+/// the block's sites within w of the global faces, once each, and every box inside the block.
+template <std::size_t D>
+void check_edge_boxes(Index<D> origin, Extent<D> n, Extent<D> global, std::size_t w) {
+  const detail::EdgeBoxes<D> boxes(origin, n, global, w);
+  std::vector<int> seen(n.volume(), 0);
+  std::size_t total = 0;
+  for (unsigned k = 0; k < boxes.count; ++k) {
+    Index<D> hi = boxes.lo[k];
+    for (std::size_t d = 0; d < D; ++d) hi.coords[d] += static_cast<std::int64_t>(boxes.size[k].sizes[d]);
+    const Box<D> box(boxes.lo[k], hi);
+    ASSERT_TRUE(Box<D>(n).contains(box)) << "box " << k;
+    for (std::size_t i = 0; i < boxes.size[k].volume(); ++i) ++seen[n.linear(boxes.size[k].delinear(i) + boxes.lo[k])];
+    total += boxes.size[k].volume();
+    ASSERT_EQ(boxes.end[k], total) << "box " << k;
+  }
+  EXPECT_EQ(boxes.volume(), total);
+  for (std::size_t k = 0; k < seen.size(); ++k) {
+    const Index<D> local = n.delinear(k);
+    ASSERT_EQ(seen[k], near_a_face(global, local + origin, static_cast<std::int64_t>(w)) ? 1 : 0)
+        << "site " << k << " of a block of " << n.volume() << " at " << origin.coords[0] << ", width " << w;
+  }
+}
+
+TEST(EdgeBoxes, HoldEachEdgeSiteOfABlockOnce) {
+  for (std::size_t w : {1, 2, 5, 40}) {
+    check_edge_boxes<1>(Index<1>{0}, Extent<1>{37}, Extent<1>{37}, w);
+    check_edge_boxes<1>(Index<1>{10}, Extent<1>{9}, Extent<1>{37}, w);
+    check_edge_boxes<2>(Index<2>{0, 0}, Extent<2>{13, 11}, Extent<2>{13, 11}, w);
+    check_edge_boxes<2>(Index<2>{0, 6}, Extent<2>{13, 5}, Extent<2>{13, 11}, w);  // the top slab
+    check_edge_boxes<2>(Index<2>{7, 3}, Extent<2>{6, 4}, Extent<2>{13, 11}, w);   // touches only +x
+    check_edge_boxes<3>(Index<3>{0, 0, 0}, Extent<3>{7, 6, 5}, Extent<3>{7, 6, 5}, w);
+    check_edge_boxes<3>(Index<3>{3, 0, 2}, Extent<3>{4, 6, 3}, Extent<3>{7, 6, 5}, w);
+  }
+  // A block in the middle of a large domain holds no edge site: the launch is skipped.
+  EXPECT_EQ(detail::EdgeBoxes<2>(Index<2>{8, 8}, Extent<2>{8, 8}, Extent<2>{32, 32}, 1).volume(), 0u);
+}
 
 }  // namespace

@@ -201,6 +201,10 @@ TEST(EulerRanks, CheckpointOfTheRanksRestartsBitIdentically) {
   EXPECT_EQ(alone.time(), straight.time());
   expect_same_bytes(alone.gather(), straight.gather(), "restarted on one process");
   memory.synchronize();
+  // Every rank has read the file before rank 0 removes it (an all-gather as the barrier).
+  const char here = 1;
+  std::vector<char> all(static_cast<std::size_t>(comm.size()));
+  tessera::all_gather(comm, comm.next_channel(), &here, 1, all.data());
   if (comm.rank() == 0) std::remove(path.c_str());
 }
 

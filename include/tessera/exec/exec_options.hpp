@@ -24,8 +24,9 @@ struct ExecOptions {
   /// ZeroGradientEdges), so the CPU loop (host blocks and sim devices) visits only those: a
   /// block's edge rows and each other row's first and last w sites. Visiting every site to find
   /// the edge ones cost the 512^2 Euler step 0.3-0.45 ms per boundary on one core, against
-  /// 2.8 ms for the whole step written by hand. CUDA launches and in_shared arguments still
-  /// cover every site, so the kernel must do nothing at the others.
+  /// 2.8 ms for the whole step written by hand. A CUDA launch covers only those sites too (a
+  /// grid over the block's edge boxes), except with in_shared or reduce_into arguments, which
+  /// cover every site: the kernel must still do nothing at the others.
   ///
   ///   tessera::ExecOptions edges;  edges.edge_width = 1;
   ///   tessera::for_each(ex, edges, euler2d::ZeroGradientEdges{}, state);

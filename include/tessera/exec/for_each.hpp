@@ -188,9 +188,21 @@ std::optional<Event> launch_block(Executor* executor, const ExecOptions& options
                     return std::make_tuple(contributions_on_cuda<rank>(stream.device(), n, ba)...);
                   },
                   block_args);
+              // An edge kernel's grid covers only the edge sites (a reduction's contributions
+              // need every site written, and a staged tile every thread, so those launch whole).
+              std::optional<EdgeBoxes<rank>> edges;
+              std::apply(
+                  [&](const auto&... ba) {
+                    using Reduced = typename reduced_type<std::remove_cvref_t<decltype(ba)>...>::type;
+                    if constexpr (!staged && std::is_void_v<Reduced>)
+                      if (options.edge_width > 0)
+                        edges.emplace(block_origin<rank>(ba...), n, launch.global_size, options.edge_width);
+                  },
+                  block_args);
               const char* failed = std::apply(
                   [&](const auto&... ba) {
-                    return launch_block_on_cuda<staged>(native, threads, shared_bytes, launch, n, kernel, ba...);
+                    return launch_block_on_cuda<staged>(native, threads, shared_bytes, launch, n,
+                                                        edges ? &*edges : nullptr, kernel, ba...);
                   },
                   device_args);
               // (Folded even after a failed launch, which frees them; the error below is what counts.)

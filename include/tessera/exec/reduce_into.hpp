@@ -20,6 +20,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <memory>
 #include <type_traits>
 
 #include "tessera/device/device.hpp"
@@ -98,13 +99,22 @@ DeviceReduceArg<R, Reducer, D> contributions_on_cuda(Device& device, const Exten
 template <std::size_t D, typename R, typename Reducer>
 void fold_contributions_on_cuda(Device& device, Stream& stream, const LaunchShape<D>& launch,
                                 const DeviceReduceArg<R, Reducer, D>& a) {
-  const TensorBlockArg<R, D, Contiguous, Access::read> sites{
-      reinterpret_cast<std::byte*>(a.sites), make_block_geometry<R, Contiguous>(Box<D>(a.n), Index<D>{})};
-  reduce_block_on_cuda<R>(device, stream, sites, launch, a.n, a.reducer, SiteValue{}, a.slot);
+  // The kernel wrote each site's contribution at n.linear(local): one dense row, read as such
+  // (a D-dimensional view would pad its rows to 64 bytes and read past what was written).
+  (void)launch;
+  const Extent<1> all{std::max<std::size_t>(1, a.n.volume())};
+  const TensorBlockArg<R, 1, Contiguous, Access::read> sites{
+      reinterpret_cast<std::byte*>(a.sites), make_block_geometry<R, Contiguous>(Box<1>(all), Index<1>{})};
+  LaunchShape<1> dense;
+  dense.global_size = all;
+  dense.block_size = Extent<1>{1};
+  reduce_block_on_cuda<R>(device, stream, sites, dense, a.n.volume() == 0 ? Extent<1>{0} : all, a.reducer, SiteValue{},
+                          a.slot);
+  // Freed once the stream has passed the fold (kept for every replay of a captured graph).
   Device* dev = &device;
-  stream.enqueue_host([dev, p = a.sites, bytes = std::max<std::size_t>(1, a.n.volume()) * sizeof(R)] {
-    dev->deallocate(p, bytes);
-  }, "free contributions");
+  const std::size_t bytes = std::max<std::size_t>(1, a.n.volume()) * sizeof(R);
+  stream.retain(std::shared_ptr<const void>(
+      a.sites, [dev, bytes](const void* p) { dev->deallocate(const_cast<void*>(p), bytes); }));
 }
 
 }  // namespace tessera::detail

@@ -44,6 +44,7 @@
 #include "tessera/exec/reduction.hpp"
 #include "tessera/exec/tensor_concept.hpp"
 #include "tessera/graph/detail/graph_args.hpp"
+#include "tessera/graph/detail/partial_slots.hpp"
 #include "tessera/graph/padded_access.hpp"
 #include "tessera/sched/executor.hpp"
 #include "tessera/sched/node_graph.hpp"
@@ -261,8 +262,13 @@ class Graph {
                              stored);
     const std::size_t key = detail::partitioning_key(first);
     static_assert(detail::count_reduce_into<A...>() <= 1, "Graph::split takes at most one reduce_into argument");
-    auto size_partials = [blocks](auto& s) {
-      if constexpr (detail::is_stored_reduction<std::remove_cvref_t<decltype(s)>>::value) s.size_partials(blocks);
+    // A reduction's slots pinned where a device holds a block, so its totals arrive in stream order.
+    Device* pinned_from = nullptr;
+    for (std::size_t b = 0; b < blocks && pinned_from == nullptr; ++b)
+      if (first.space(b) != 0) pinned_from = &first.memory().device(first.space(b));
+    auto size_partials = [blocks, pinned_from](auto& s) {
+      if constexpr (detail::is_stored_reduction<std::remove_cvref_t<decltype(s)>>::value)
+        s.size_partials(blocks, pinned_from);
     };
     std::apply([&](auto&... s) { (size_partials(s), ...); }, stored);
     begin_operation(new_level, "split");
@@ -371,7 +377,12 @@ class Graph {
     const std::size_t blocks = tensor.num_blocks();
     const std::size_t key = detail::partitioning_key(tensor);
     begin_operation(new_level, "reduce");
-    auto partials = std::make_shared<std::vector<R>>(blocks, Reducer::template identity<R>());
+    // Pinned where a device holds a block, so its total arrives in stream order.
+    Device* pinned_from = nullptr;
+    for (std::size_t b = 0; b < blocks && pinned_from == nullptr; ++b)
+      if (tensor.space(b) != 0 && default_kind_ != ExecKind::cpu)
+        pinned_from = &tensor.memory().device(tensor.space(b));
+    auto partials = std::make_shared<detail::PartialSlots<R>>(blocks, Reducer::template identity<R>(), pinned_from);
     keep_alive(partials);
     auto context = context_;
     std::vector<Node*> parts;
@@ -403,8 +414,8 @@ class Graph {
 
   // The node that combines a reduction's per-block partials (made by `parts`) in block order
   // into `result`, across ranks for a distributed tensor, and marks it complete.
-  template <class Tn, class R, class Reducer>
-  void add_reduce_final(Tn& tensor, std::shared_ptr<std::vector<R>> partials, ReductionResult<R>& result,
+  template <class Tn, class R, class Reducer, class Partials>
+  void add_reduce_final(Tn& tensor, std::shared_ptr<Partials> partials, ReductionResult<R>& result,
                         const Reducer& reducer, const std::vector<Node*>& parts) {
     Node* final_ptr = nullptr;
     if constexpr (requires { tensor.ranks(); }) {
@@ -479,8 +490,8 @@ class Graph {
   }
   // The final node of a reduction over a distributed tensor: this rank's blocks combined in
   // order, every rank's totals gathered, and combined in rank order, the same on every rank.
-  template <class R, class Reducer>
-  Node& add_rank_reduce_final(Ranks& ranks, std::shared_ptr<std::vector<R>> partials, ReductionResult<R>& result,
+  template <class R, class Reducer, class Partials>
+  Node& add_rank_reduce_final(Ranks& ranks, std::shared_ptr<Partials> partials, ReductionResult<R>& result,
                               const Reducer& reducer) {
     static_assert(std::is_trivially_copyable_v<R>, "a reduction over ranks sends its value as bytes");
     struct Totals {

@@ -1,8 +1,12 @@
 #pragma once
 // The CUDA reduction of one block: each thread block folds its sites with CUB's BlockReduce and
-// writes one partial; the partials are copied to the host in stream order and folded there into
-// the block's slot. Only nvcc sees the bodies; a host compiler gets the declaration of the
-// launch, which kernel_launch.hpp's cuda_body never lets it call.
+// writes one partial, one more thread block folds the partials, and the block's total is copied
+// into its slot in stream order. A slot in pinned memory (the Graph's reduce nodes keep theirs
+// there) takes the copy directly, so nothing runs on the host between the reduction and what
+// follows it; any other slot gets it through a host function. Device scratch is freed through
+// Stream::retain, so a captured reduction keeps it for every replay. Only nvcc sees the bodies; a
+// host compiler gets the declaration of the launch, which kernel_launch.hpp's cuda_body never
+// lets it call.
 
 #include <cstddef>
 #include <memory>
@@ -27,6 +31,8 @@ void reduce_block_on_cuda(Device& device, Stream& stream, const BA& arg, const L
 #include <cub/block/block_reduce.cuh>
 #include <cuda_runtime.h>
 
+#include <algorithm>
+
 namespace tessera::detail {
 
 inline constexpr unsigned reduce_threads = 256;
@@ -47,24 +53,47 @@ __global__ void reduce_kernel(BA arg, LaunchShape<D> launch, Extent<D> n, Reduce
   if (threadIdx.x == 0) partials[blockIdx.x] = block;
 }
 
+/// One thread block folds `count` partials into `*total`.
+template <typename R, typename Reducer>
+__global__ void fold_partials_kernel(const R* partials, unsigned count, Reducer reducer, R* total) {
+  using BlockReduce = cub::BlockReduce<R, reduce_threads>;
+  __shared__ typename BlockReduce::TempStorage temp;
+  R acc = Reducer::template identity<R>();
+  for (unsigned i = threadIdx.x; i < count; i += reduce_threads) acc = reducer(acc, partials[i]);
+  const R block = BlockReduce(temp).Reduce(acc, reducer);
+  if (threadIdx.x == 0) *total = block;
+}
+
 template <typename R, std::size_t D, typename BA, typename Reducer, typename Map>
 void reduce_block_on_cuda(Device& device, Stream& stream, const BA& arg, const LaunchShape<D>& launch,
                           const Extent<D>& n, const Reducer& reducer, const Map& map, R* slot) {
   const std::size_t volume = n.volume();
-  const unsigned grid = static_cast<unsigned>(
-      std::min<std::size_t>(1024, (volume + reduce_threads - 1) / reduce_threads == 0 ? 1 : (volume + reduce_threads - 1) / reduce_threads));
+  const std::size_t blocks = (volume + reduce_threads - 1) / reduce_threads;
+  const auto grid = static_cast<unsigned>(std::clamp<std::size_t>(blocks, 1, 1024));
   auto cuda_stream = static_cast<cudaStream_t>(stream.native_handle());
-  R* partials = static_cast<R*>(device.allocate(grid * sizeof(R)));
-  auto host = std::make_shared<std::vector<R>>(grid);
-  reduce_kernel<R, D><<<grid, reduce_threads, 0, cuda_stream>>>(arg, launch, n, reducer, map, partials);
-  cudaMemcpyAsync(host->data(), partials, grid * sizeof(R), cudaMemcpyDeviceToHost, cuda_stream);
+  // The grid's partials, then the block's total.
+  const std::size_t bytes = (grid + 1) * sizeof(R);
+  R* scratch = static_cast<R*>(device.allocate(bytes));
   Device* dev = &device;
-  stream.enqueue_host([host, slot, reducer, partials, dev] {
-    R acc = Reducer::template identity<R>();
-    for (const R& p : *host) acc = reducer(acc, p);
-    *slot = acc;
-    dev->deallocate(partials, host->size() * sizeof(R));
-  }, "reduce partials");
+  reduce_kernel<R, D><<<grid, reduce_threads, 0, cuda_stream>>>(arg, launch, n, reducer, map, scratch);
+  fold_partials_kernel<R><<<1, reduce_threads, 0, cuda_stream>>>(scratch, grid, reducer, scratch + grid);
+  cudaPointerAttributes where{};
+  const bool pinned = cudaPointerGetAttributes(&where, slot) == cudaSuccess && where.type == cudaMemoryTypeHost;
+  if (pinned) {
+    cudaMemcpyAsync(slot, scratch + grid, sizeof(R), cudaMemcpyDeviceToHost, cuda_stream);
+  } else {
+    cudaGetLastError();  // an unregistered pointer is an answer, not an error to keep
+    // A pinned cell, so the copy does not hold this thread until the kernels are done.
+    R* cell = static_cast<R*>(device.try_allocate_pinned_host(sizeof(R)));
+    std::shared_ptr<R> landing =
+        cell != nullptr ? std::shared_ptr<R>(cell, [dev](R* p) { dev->deallocate_pinned_host(p, sizeof(R)); })
+                        : std::make_shared<R>();
+    cudaMemcpyAsync(landing.get(), scratch + grid, sizeof(R), cudaMemcpyDeviceToHost, cuda_stream);
+    stream.enqueue_host([slot, from = landing.get()] { *slot = *from; }, "reduce total");
+    stream.retain(std::move(landing));
+  }
+  stream.retain(std::shared_ptr<const void>(
+      scratch, [dev, bytes](const void* p) { dev->deallocate(const_cast<void*>(p), bytes); }));
 }
 
 }  // namespace tessera::detail

@@ -12,6 +12,7 @@
 #include "tessera/exec/detail/block_launch.hpp"
 #include "tessera/exec/reduce_into.hpp"
 #include "tessera/exec/tensor_concept.hpp"
+#include "tessera/graph/detail/partial_slots.hpp"
 #include "tessera/graph/padded_access.hpp"
 
 namespace tessera {
@@ -86,10 +87,11 @@ template <typename R, typename Reducer>
 struct StoredReduction {
   ReductionResult<R>* result;
   Reducer reducer;
-  std::shared_ptr<std::vector<R>> partials;
+  std::shared_ptr<PartialSlots<R>> partials;
   ReductionSlots<R, Reducer> slots;  // into *partials, once sized (size_partials)
-  void size_partials(std::size_t blocks) {
-    partials->assign(blocks, Reducer::template identity<R>());
+  /// One slot per block, pinned by `pinned_from` (a device that holds a block) where it can.
+  void size_partials(std::size_t blocks, Device* pinned_from) {
+    partials = std::make_shared<PartialSlots<R>>(blocks, Reducer::template identity<R>(), pinned_from);
     slots.slots = partials->data();
   }
 };
@@ -108,8 +110,7 @@ auto store_graph_arg(A&& a) {
   } else if constexpr (is_reduce_into<V>::value) {
     using R = typename std::remove_cvref_t<decltype(*a.result)>::value_type;
     using Reducer = decltype(a.reducer);
-    return StoredReduction<R, Reducer>{a.result, a.reducer, std::make_shared<std::vector<R>>(),
-                                       ReductionSlots<R, Reducer>{nullptr, a.reducer}};
+    return StoredReduction<R, Reducer>{a.result, a.reducer, nullptr, ReductionSlots<R, Reducer>{nullptr, a.reducer}};
   } else {
     return V(std::forward<A>(a));
   }
