@@ -4,6 +4,8 @@
 // total reaches its slot by a copy in stream order and nothing runs on the host between the
 // reduction kernels and the node's completion (a host function there held an H100 idle for
 // 80-150 us a step of euler2d); on the heap otherwise (host and sim devices, a full pool).
+// Pinned slots go back to their device when the graph is destroyed, so a graph is destroyed
+// before its devices, as the tensors it runs on are.
 
 #include <algorithm>
 #include <cstddef>
