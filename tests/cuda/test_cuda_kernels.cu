@@ -14,6 +14,7 @@
 #include <limits>
 #include <vector>
 
+#include "../exec/edge_visits.hpp"
 #include "../layout/layout_test_types.hpp"
 #include "cuda_test_support.hpp"
 
@@ -155,6 +156,25 @@ TEST(CudaKernels, DeclaredAccessGivesThePlainResult) {
   check_declared_access_on_gpu<Tiled<16>>(memory, ex);
 }
 
+/// count integer values below 10007 (exact sums in any order), shifted by `shift` a run.
+std::vector<double> integers(std::size_t count, std::size_t shift = 0) {
+  std::vector<double> v(count);
+  for (std::size_t k = 0; k < count; ++k) v[k] = static_cast<double>((k * 7919 + shift) % 10007);
+  return v;
+}
+/// Their sum and their largest odd value, folded on the host.
+struct HostFolds {
+  double sum = 0, odd_max = std::numeric_limits<double>::lowest();
+};
+HostFolds host_folds(const std::vector<double>& values) {
+  HostFolds f;
+  for (double v : values) {
+    f.sum += v;  // integers below 2^53: exact in any order
+    if (static_cast<long long>(v) % 2 == 1) f.odd_max = std::max(f.odd_max, v);
+  }
+  return f;
+}
+
 TEST(CudaKernels, CubReductionsMatchTheHost) {
   SKIP_WITHOUT_GPU();
   DeviceSet devices = DeviceSet::cuda(tessera_test::small_cuda_options());
@@ -162,45 +182,15 @@ TEST(CudaKernels, CubReductionsMatchTheHost) {
   Executor ex{ExecutorOptions{}};
   const Extent<2> n{513, 257};
   Tensor<double, 2> t(memory, n, TensorOptions<2>{}.named("t"));
-  std::vector<double> dense(n.volume());
-  for (std::size_t k = 0; k < dense.size(); ++k) dense[k] = static_cast<double>((k * 7919) % 10007);
+  const std::vector<double> dense = integers(n.volume());
   t.fill_from(dense.data());
   ReductionResult<double> sum, hi, lo;
   reduce(ex, t, sum, Sum{});
   reduce(ex, t, hi, Max{});
   reduce(ex, t, lo, Min{});
-  double want = 0;
-  for (double v : dense) want += v;  // integers below 2^53: exact in any order
-  EXPECT_EQ(sum.value(), want);
+  EXPECT_EQ(sum.value(), host_folds(dense).sum);
   EXPECT_EQ(hi.value(), *std::max_element(dense.begin(), dense.end()));
   EXPECT_EQ(lo.value(), *std::min_element(dense.begin(), dense.end()));
-}
-
-struct CountVisit {
-  TESSERA_HOST_DEVICE void operator()(auto it) const { *it += 1.0f; }
-};
-
-template <std::size_t D>
-void check_edge_visits(MemoryManager& memory, Executor& ex, Extent<D> n, Extent<D> partitions, std::size_t w) {
-  TensorOptions<D> o;
-  o.partitions = partitions;
-  Tensor<float, D> visits(memory, n, o.with_padding(1).named("visits"));
-  const std::vector<float> zeros(n.volume(), 0.0f);
-  visits.fill_from(zeros.data());
-  ExecOptions edges;
-  edges.edge_width = w;
-  for_each(ex, edges, CountVisit{}, visits);
-  std::vector<float> got(n.volume());
-  visits.gather_to(got.data());
-  for (std::size_t k = 0; k < got.size(); ++k) {
-    const Index<D> i = n.delinear(k);
-    bool edge = false;
-    for (std::size_t d = 0; d < D; ++d)
-      edge = edge || i.coords[d] < static_cast<std::int64_t>(w) ||
-             i.coords[d] >= static_cast<std::int64_t>(n.sizes[d]) - static_cast<std::int64_t>(w);
-    ASSERT_EQ(got[k], edge ? 1.0f : 0.0f)
-        << "site " << k << ", width " << w << ", " << partitions.volume() << " partitions";
-  }
 }
 
 // ExecOptions::edge_width on a GPU: the grid over a block's edge boxes runs the kernel at exactly
@@ -212,11 +202,11 @@ TEST(CudaKernels, EdgeKernelsVisitEachEdgeSiteOnce) {
   MemoryManager memory(devices);
   Executor ex{ExecutorOptions{}};
   for (std::size_t w : {1, 2, 9}) {
-    check_edge_visits<2>(memory, ex, Extent<2>{37, 23}, Extent<2>{1, 1}, w);
-    check_edge_visits<2>(memory, ex, Extent<2>{37, 23}, Extent<2>{1, 3}, w);
-    check_edge_visits<2>(memory, ex, Extent<2>{37, 23}, Extent<2>{3, 3}, w);
+    edge_test::check_visits<2>(ex, memory, Extent<2>{37, 23}, Extent<2>{1, 1}, w);
+    edge_test::check_visits<2>(ex, memory, Extent<2>{37, 23}, Extent<2>{1, 3}, w);
+    edge_test::check_visits<2>(ex, memory, Extent<2>{37, 23}, Extent<2>{3, 3}, w);
   }
-  check_edge_visits<3>(memory, ex, Extent<3>{11, 9, 7}, Extent<3>{2, 1, 2}, 1);
+  edge_test::check_visits<3>(ex, memory, Extent<3>{11, 9, 7}, Extent<3>{2, 1, 2}, 1);
 }
 
 struct TwiceContributing {
@@ -239,20 +229,15 @@ TEST(CudaKernels, ReduceIntoMatchesTheHost) {
   TensorOptions<2> o;
   o.partitions = Extent<2>{1, 2};
   Tensor<double, 2> t(memory, n, o.named("t")), twice(memory, n, o.named("twice"));
-  std::vector<double> dense(n.volume());
-  for (std::size_t k = 0; k < dense.size(); ++k) dense[k] = static_cast<double>((k * 7919) % 10007);
+  const std::vector<double> dense = integers(n.volume());
   t.fill_from(dense.data());
   ReductionResult<double> sum, hi;
   for_each(ex, TwiceContributing{}, read_only(t), write_only(twice), reduce_into(sum, Sum{}));
   // Only odd values store: the others contribute Max's identity.
   for_each(ex, OddContributing{}, read_only(t), reduce_into(hi, Max{}));
-  double want = 0, odd = std::numeric_limits<double>::lowest();
-  for (double v : dense) {
-    want += 2.0 * v;  // integers below 2^53: exact in any order
-    if (static_cast<long long>(v) % 2 == 1) odd = std::max(odd, v);
-  }
-  EXPECT_EQ(sum.value(), want);
-  EXPECT_EQ(hi.value(), odd);
+  const HostFolds want = host_folds(dense);
+  EXPECT_EQ(sum.value(), 2.0 * want.sum);
+  EXPECT_EQ(hi.value(), want.odd_max);
   std::vector<double> got(n.volume());
   twice.gather_to(got.data());
   for (std::size_t k = 0; k < got.size(); ++k) ASSERT_EQ(got[k], 2.0 * dense[k]) << k;
@@ -270,25 +255,18 @@ TEST(CudaKernels, GraphReductionsOverBlocksMatchTheHost) {
   TensorOptions<2> o;
   o.partitions = Extent<2>{1, 3};
   Tensor<double, 2> t(memory, n, o.named("t")), twice(memory, n, o.named("twice"));
-  std::vector<double> dense(n.volume());
-  for (std::size_t k = 0; k < dense.size(); ++k) dense[k] = static_cast<double>((k * 7919) % 10007);
-  t.fill_from(dense.data());
   ReductionResult<double> plain, sum, hi;
   Graph g("reductions");
   g.reduce(t, plain, Sum{}).then_split(OddContributing{}, read_only(t), reduce_into(hi, Max{}));
   g.then_split(TwiceContributing{}, read_only(t), write_only(twice), reduce_into(sum, Sum{}));
-  for (int run = 0; run < 5; ++run) {
-    for (std::size_t k = 0; k < dense.size(); ++k) dense[k] = static_cast<double>((k * 7919 + 13 * run) % 10007);
+  for (std::size_t run = 0; run < 5; ++run) {
+    const std::vector<double> dense = integers(n.volume(), 13 * run);
     t.fill_from(dense.data());
     g.run(ex).get();
-    double total = 0, odd = std::numeric_limits<double>::lowest();
-    for (double v : dense) {
-      total += v;  // integers below 2^53: exact in any order
-      if (static_cast<long long>(v) % 2 == 1) odd = std::max(odd, v);
-    }
-    EXPECT_EQ(plain.value(), total) << "run " << run;
-    EXPECT_EQ(sum.value(), 2.0 * total) << "run " << run;
-    EXPECT_EQ(hi.value(), odd) << "run " << run;
+    const HostFolds want = host_folds(dense);
+    EXPECT_EQ(plain.value(), want.sum) << "run " << run;
+    EXPECT_EQ(sum.value(), 2.0 * want.sum) << "run " << run;
+    EXPECT_EQ(hi.value(), want.odd_max) << "run " << run;
   }
 }
 

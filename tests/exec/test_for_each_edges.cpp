@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "../tensor/tensor_test_support.hpp"
+#include "edge_visits.hpp"
 
 using namespace tessera;
 using tensor_test::Particle;
@@ -23,33 +24,8 @@ class ForEachEdges : public tensor_test::OnDevices {
   Executor ex{ExecutorOptions{}};
 };
 
-template <std::size_t D>
-bool near_a_face(const Extent<D>& n, const Index<D>& i, std::int64_t w) {
-  for (std::size_t d = 0; d < D; ++d)
-    if (i.coords[d] < w || i.coords[d] >= static_cast<std::int64_t>(n.sizes[d]) - w) return true;
-  return false;
-}
-
-/// Counts the kernel's visits to each site of an n-site tensor cut into `partitions`.
-template <std::size_t D>
-void check_visits(Executor& ex, MemoryManager& memory, Extent<D> n, Extent<D> partitions, std::size_t w) {
-  TensorOptions<D> o;
-  o.partitions = partitions;
-  Tensor<float, D> visits(memory, n, o.with_padding(1).named("visits"));
-  const std::vector<float> zeros(n.volume(), 0.0f);
-  visits.fill_from(zeros.data());
-  ExecOptions edges;
-  edges.edge_width = w;
-  for_each(
-      ex, edges, [] TESSERA_HOST_DEVICE(auto it) { *it += 1.0f; }, visits);
-  std::vector<float> got(n.volume());
-  visits.gather_to(got.data());
-  for (std::size_t k = 0; k < got.size(); ++k) {
-    const Index<D> i = n.delinear(k);
-    ASSERT_EQ(got[k], near_a_face(n, i, static_cast<std::int64_t>(w)) ? 1.0f : 0.0f)
-        << "site " << k << " of " << n.volume() << ", width " << w << ", " << partitions.volume() << " partitions";
-  }
-}
+using edge_test::check_visits;
+using edge_test::near_a_face;
 
 TEST_P(ForEachEdges, OneDimension) {
   for (std::size_t w : {1, 2, 20}) {
