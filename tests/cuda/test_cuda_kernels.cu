@@ -218,7 +218,7 @@ struct OddContributing {
   }
 };
 
-// reduce_into on a GPU: each site's contribution through device scratch and the CUB reduction,
+// reduce_into on a GPU: each thread block's partial, then the CUB reduction of the partials,
 // over two blocks, with the kernel's own writes unchanged.
 TEST(CudaKernels, ReduceIntoMatchesTheHost) {
   SKIP_WITHOUT_GPU();
@@ -241,6 +241,54 @@ TEST(CudaKernels, ReduceIntoMatchesTheHost) {
   std::vector<double> got(n.volume());
   twice.gather_to(got.data());
   for (std::size_t k = 0; k < got.size(); ++k) ASSERT_EQ(got[k], 2.0 * dense[k]) << k;
+}
+
+struct NeighbourContributing {
+  TESSERA_HOST_DEVICE void operator()(auto in, auto out, auto c) const {
+    const double v = *in.offset(0, 1) + *in.offset(0, -1) + 3.0 * *in.offset(1, 1) - *in.offset(2, -1);
+    *out = v;
+    *c = v;
+  }
+};
+
+// Each thread block folds its threads' contributions in shared memory as a tree over however
+// many threads it has: thread blocks of 270, 259 and 256 threads (shapes of 5x3x3, 7x1x1 and 32x4
+// widened in x to at least 256) and of 8x8x4, over a 3-D tensor cut in two, give the host's
+// exact integer sum and largest value, and the kernel's writes.
+TEST(CudaKernels, ReduceIntoFoldsEveryThreadBlockShape) {
+  SKIP_WITHOUT_GPU();
+  DeviceSet devices = DeviceSet::cuda(tessera_test::small_cuda_options());
+  MemoryManager memory(devices);
+  Executor ex{ExecutorOptions{}};
+  const Extent<3> n{37, 11, 9};
+  TensorOptions<3> o;
+  o.partitions = Extent<3>{1, 1, 2};
+  o.with_padding(1);
+  Tensor<double, 3> u(memory, n, TensorOptions<3>(o).named("u")), out(memory, n, TensorOptions<3>(o).named("out"));
+  const std::vector<double> dense = integers(n.volume());
+  u.fill_from(dense.data());
+  u.exchange_padding();
+  u.load_boundary(Periodic{});
+  ExecOptions cpu;
+  cpu.kind = ExecKind::cpu;
+  ReductionResult<double> want_sum, want_max;
+  for_each(ex, cpu, NeighbourContributing{}, read_only(u), write_only(out), reduce_into(want_sum, Sum{}));
+  for_each(ex, cpu, NeighbourContributing{}, read_only(u), write_only(out), reduce_into(want_max, Max{}));
+  std::vector<double> want_out(n.volume()), got_out(n.volume());
+  out.gather_to(want_out.data());
+  const std::size_t shapes[][3] = {{5, 3, 3}, {7, 1, 1}, {32, 4, 1}, {8, 8, 4}};
+  for (const auto& shape : shapes) {
+    ExecOptions eo;
+    for (int d = 0; d < 3; ++d) eo.block[d] = shape[d];
+    const std::string name = std::to_string(shape[0]) + "x" + std::to_string(shape[1]) + "x" + std::to_string(shape[2]);
+    ReductionResult<double> sum, hi;
+    for_each(ex, eo, NeighbourContributing{}, read_only(u), write_only(out), reduce_into(sum, Sum{}));
+    for_each(ex, eo, NeighbourContributing{}, read_only(u), write_only(out), reduce_into(hi, Max{}));
+    out.gather_to(got_out.data());
+    EXPECT_EQ(got_out, want_out) << name;
+    EXPECT_EQ(sum.value(), want_sum.value()) << name;
+    EXPECT_EQ(hi.value(), want_max.value()) << name;
+  }
 }
 
 // A Graph's reductions on the GPU leave each block's total in a pinned slot by a copy in stream

@@ -180,12 +180,19 @@ std::optional<Event> launch_block(Executor* executor, const ExecOptions& options
                 threads[d] = static_cast<unsigned>(launch.block_size.sizes[d]);
                 tile.sizes[d] = launch.block_size.sizes[d];
               }
-              std::size_t shared_bytes = 0;
+              const CudaLaunchDims dims = cuda_launch_dims<staged>(threads, n);
+              // A reduction's thread blocks fold in shared memory (where a staged launch keeps its
+              // tiles: the two never meet) and write one partial each, folded after the kernel.
+              std::size_t shared_bytes = std::apply(
+                  [&](const auto&... ba) {
+                    return thread_block_fold_bytes<typename reduced_type<std::remove_cvref_t<decltype(ba)>...>::type>(
+                        dims);
+                  },
+                  block_args);
               std::apply([&](auto&... ba) { (place_stage<rank>(ba, tile, shared_bytes), ...); }, block_args);
-              // A reduction's contributions go to device memory, folded after the kernel.
               auto device_args = std::apply(
                   [&](const auto&... ba) {
-                    return std::make_tuple(contributions_on_cuda<rank>(stream.device(), n, ba)...);
+                    return std::make_tuple(contributions_on_cuda(stream.device(), dims.thread_blocks(), ba)...);
                   },
                   block_args);
               // An edge kernel's grid covers only the edge sites (a reduction's contributions
@@ -201,14 +208,13 @@ std::optional<Event> launch_block(Executor* executor, const ExecOptions& options
                   block_args);
               const char* failed = std::apply(
                   [&](const auto&... ba) {
-                    return launch_block_on_cuda<staged>(native, threads, shared_bytes, launch, n,
+                    return launch_block_on_cuda<staged>(native, dims, shared_bytes, launch, n,
                                                         edges ? &*edges : nullptr, kernel, ba...);
                   },
                   device_args);
               // (Folded even after a failed launch, which frees them; the error below is what counts.)
-              std::apply(
-                  [&](const auto&... ba) { (fold_contributions_on_cuda<rank>(stream.device(), stream, launch, ba), ...); },
-                  device_args);
+              std::apply([&](const auto&... ba) { (fold_contributions_on_cuda(stream.device(), stream, ba), ...); },
+                         device_args);
               if (failed != nullptr)
                 throw_cuda_launch_error(work() + (staged ? " (in_shared: " + std::to_string(shared_bytes) +
                                                                " bytes of shared memory asked)"

@@ -67,20 +67,19 @@ auto& reduce_into_arg(A0& a0, A&... rest) {
     return reduce_into_arg(rest...);
 }
 
-// A launch on CUDA: each reduction argument's contributions in device memory, folded after the
-// kernel. Other arguments pass through.
-template <std::size_t D, typename A>
-const A& contributions_on_cuda(Device&, const Extent<D>&, const A& a) {
+// A launch on CUDA: each reduction argument gets one partial per thread block in device memory,
+// folded after the kernel. Other arguments pass through.
+template <typename A>
+const A& contributions_on_cuda(Device&, std::size_t, const A& a) {
   return a;
 }
-template <std::size_t D, typename A>
-void fold_contributions_on_cuda(Device&, Stream&, const LaunchShape<D>&, const A&) {}
-template <std::size_t D, typename R, typename Reducer>
-DeviceReduceArg<R, Reducer, D> contributions_on_cuda(Device& device, const Extent<D>& n,
-                                                     const ReduceBlockArg<R, Reducer>& a);
-template <std::size_t D, typename R, typename Reducer>
-void fold_contributions_on_cuda(Device& device, Stream& stream, const LaunchShape<D>& launch,
-                                const DeviceReduceArg<R, Reducer, D>& a);
+template <typename A>
+void fold_contributions_on_cuda(Device&, Stream&, const A&) {}
+template <typename R, typename Reducer>
+DeviceReduceArg<R, Reducer> contributions_on_cuda(Device& device, std::size_t thread_blocks,
+                                                  const ReduceBlockArg<R, Reducer>& a);
+template <typename R, typename Reducer>
+void fold_contributions_on_cuda(Device& device, Stream& stream, const DeviceReduceArg<R, Reducer>& a);
 
 }  // namespace detail
 
@@ -89,32 +88,29 @@ void fold_contributions_on_cuda(Device& device, Stream& stream, const LaunchShap
 #if defined(__CUDACC__)
 namespace tessera::detail {
 
-template <std::size_t D, typename R, typename Reducer>
-DeviceReduceArg<R, Reducer, D> contributions_on_cuda(Device& device, const Extent<D>& n,
-                                                     const ReduceBlockArg<R, Reducer>& a) {
-  R* sites = static_cast<R*>(device.allocate(std::max<std::size_t>(1, n.volume()) * sizeof(R)));
-  return DeviceReduceArg<R, Reducer, D>{sites, n, a.slot, a.reducer};
+template <typename R, typename Reducer>
+DeviceReduceArg<R, Reducer> contributions_on_cuda(Device& device, std::size_t thread_blocks,
+                                                  const ReduceBlockArg<R, Reducer>& a) {
+  const std::size_t count = std::max<std::size_t>(1, thread_blocks);
+  R* partials = static_cast<R*>(device.allocate(count * sizeof(R)));
+  return DeviceReduceArg<R, Reducer>{partials, count, a.slot, a.reducer};
 }
 
-template <std::size_t D, typename R, typename Reducer>
-void fold_contributions_on_cuda(Device& device, Stream& stream, const LaunchShape<D>& launch,
-                                const DeviceReduceArg<R, Reducer, D>& a) {
-  // The kernel wrote each site's contribution at n.linear(local): one dense row, read as such
-  // (a D-dimensional view would pad its rows to 64 bytes and read past what was written).
-  (void)launch;
-  const Extent<1> all{std::max<std::size_t>(1, a.n.volume())};
-  const TensorBlockArg<R, 1, Contiguous, Access::read> sites{
-      reinterpret_cast<std::byte*>(a.sites), make_block_geometry<R, Contiguous>(Box<1>(all), Index<1>{})};
+template <typename R, typename Reducer>
+void fold_contributions_on_cuda(Device& device, Stream& stream, const DeviceReduceArg<R, Reducer>& a) {
+  // The partials as one dense row (a D-dimensional view would pad rows to 64 bytes).
+  const Extent<1> all{a.count};
+  const TensorBlockArg<R, 1, Contiguous, Access::read> partials{
+      reinterpret_cast<std::byte*>(a.partials), make_block_geometry<R, Contiguous>(Box<1>(all), Index<1>{})};
   LaunchShape<1> dense;
   dense.global_size = all;
   dense.block_size = Extent<1>{1};
-  reduce_block_on_cuda<R>(device, stream, sites, dense, a.n.volume() == 0 ? Extent<1>{0} : all, a.reducer, SiteValue{},
-                          a.slot);
+  reduce_block_on_cuda<R>(device, stream, partials, dense, all, a.reducer, SiteValue{}, a.slot);
   // Freed once the stream has passed the fold (kept for every replay of a captured graph).
   Device* dev = &device;
-  const std::size_t bytes = std::max<std::size_t>(1, a.n.volume()) * sizeof(R);
+  const std::size_t bytes = a.count * sizeof(R);
   stream.retain(std::shared_ptr<const void>(
-      a.sites, [dev, bytes](const void* p) { dev->deallocate(const_cast<void*>(p), bytes); }));
+      a.partials, [dev, bytes](const void* p) { dev->deallocate(const_cast<void*>(p), bytes); }));
 }
 
 }  // namespace tessera::detail

@@ -6,12 +6,16 @@
 // writes the tile's interior back. With ExecOptions::edge_width (and no staged argument) the
 // grid covers only the block's sites within that width of the global domain's faces: a
 // boundary kernel over a 4096^2 block launched over every site took 54 us on an H100 to find
-// its 16 000 edge sites. Only nvcc sees the bodies; a host compiler gets the declaration of the
+// its 16 000 edge sites. With a reduce_into argument each thread keeps its site's contribution
+// in a register and the thread block folds them in shared memory into one partial (a sweep of
+// euler2d that also reduces wrote 8 bytes a site to device scratch and read them back before
+// this: 16 of its 80 bytes a site). Only nvcc sees the bodies; a host compiler gets the declaration of the
 // launch, which kernel_launch.hpp's cuda_body never lets it call.
 
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 #include "tessera/core/box.hpp"
 #include "tessera/exec/detail/block_args.hpp"
@@ -63,11 +67,49 @@ struct EdgeBoxes {
   }
 };
 
+/// The thread blocks of a launch over a block's interior: their shape and the grid of them.
+struct CudaLaunchDims {
+  unsigned threads[3] = {1, 1, 1};
+  unsigned grid[3] = {1, 1, 1};
+  std::size_t thread_blocks() const noexcept { return std::size_t{grid[0]} * grid[1] * grid[2]; }
+  std::size_t threads_per_block() const noexcept { return std::size_t{threads[0]} * threads[1] * threads[2]; }
+};
+
+/// The launch over `n` of thread blocks shaped `block` (ExecOptions::block). Without a staged
+/// tile the thread block need not match that shape (iterators count blocks in it, not in
+/// blockDim). Small shapes starve the SMs of resident threads: 64-thread blocks ran SAXPY at 26%
+/// achieved occupancy on an H100 (ncu), half of cuBLAS's speed, so x grows until a block has at
+/// least 256 threads.
+template <bool Shared, std::size_t D>
+CudaLaunchDims cuda_launch_dims(const unsigned (&block)[3], const Extent<D>& n) {
+  CudaLaunchDims dims;
+  for (int d = 0; d < 3; ++d) dims.threads[d] = block[d];
+  const unsigned total = block[0] * block[1] * block[2];
+  if (!Shared && total < 256) dims.threads[0] = block[0] * ((256 + total - 1) / total);
+  for (std::size_t d = 0; d < 3; ++d) {
+    const std::size_t extent = d < D ? n.sizes[d < D ? d : 0] : 1;
+    dims.grid[d] = static_cast<unsigned>((extent + dims.threads[d] - 1) / dims.threads[d]);
+  }
+  return dims;
+}
+
+/// The dynamic shared memory a launch's reduction folds its threads' contributions in: one R
+/// per thread, or none (reduce_into does not combine with in_shared, so no tile shares it).
+template <typename R>
+std::size_t thread_block_fold_bytes(const CudaLaunchDims& dims) {
+  if constexpr (std::is_void_v<R>)
+    return 0;
+  else
+    return (dims.threads_per_block() * sizeof(R) + 127) / 128 * 128;
+}
+
 /// Launches the kernel over one block on the cudaStream_t `native_stream` (the caller made the
 /// device current); returns CUDA's error text when the launch failed, nullptr when it was queued.
-/// `edges`, when given, is where the kernel runs instead of every site (not with Shared).
+/// `shared_bytes` of dynamic shared memory hold the staged tiles or the reduction's fold
+/// (thread_block_fold_bytes). `edges`, when given, is where the kernel runs instead of every
+/// site (not with Shared or a reduction).
 template <bool Shared, std::size_t D, typename F, typename... A>
-const char* launch_block_on_cuda(void* native_stream, const unsigned (&block)[3], std::size_t shared_bytes,
+const char* launch_block_on_cuda(void* native_stream, const CudaLaunchDims& dims, std::size_t shared_bytes,
                                  const LaunchShape<D>& launch, const Extent<D>& n, const EdgeBoxes<D>* edges,
                                  const F& kernel, const A&... args);
 
@@ -95,14 +137,54 @@ __device__ TESSERA_FORCE_INLINE void cuda_tile(const Extent<D>& n, Index<D>& til
   }
 }
 
+// A reduction's handle for the thread that runs a site: its own contribution, in a register.
+template <typename A, std::size_t D, typename R>
+__device__ TESSERA_FORCE_INLINE decltype(auto) thread_site_arg(const A& a, const LaunchShape<D>& launch,
+                                                               const Index<D>& local, R&) {
+  return site_arg(a, launch, local);
+}
+template <typename R, typename Reducer, std::size_t D>
+__device__ TESSERA_FORCE_INLINE Contribution<R> thread_site_arg(const DeviceReduceArg<R, Reducer>&,
+                                                                const LaunchShape<D>&, const Index<D>&, R& mine) {
+  return Contribution<R>{&mine};
+}
+
+/// Folds the threads' contributions (`fold`: one R per thread of the block, in shared memory)
+/// into the thread block's partial, as a tree whose shape depends only on the block's size, so
+/// that a launch of the same shape folds in the same order every time.
+template <typename R, typename Reducer>
+__device__ void fold_thread_block(R mine, R* fold, const DeviceReduceArg<R, Reducer>& a) {
+  const unsigned count = blockDim.x * blockDim.y * blockDim.z;
+  const unsigned me = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+  fold[me] = mine;
+  __syncthreads();
+  unsigned half = 1;
+  while (half * 2 < count) half *= 2;
+  for (; half > 0; half /= 2) {
+    if (me < half && me + half < count) fold[me] = a.reducer(fold[me], fold[me + half]);
+    __syncthreads();
+  }
+  if (me == 0)
+    a.partials[blockIdx.x + gridDim.x * (blockIdx.y + static_cast<std::size_t>(gridDim.y) * blockIdx.z)] = fold[0];
+}
+
 template <std::size_t D, typename F, typename... A>
 __global__ void for_each_kernel(LaunchShape<D> launch, Extent<D> n, F kernel, A... args) {
   Index<D> tile_lo, in_tile;
   Extent<D> tile;
   cuda_tile<D>(n, tile_lo, in_tile, tile);
   const Index<D> local = tile_lo + in_tile;
-  if (!n.contains(local)) return;
-  kernel(site_arg(args, launch, local)...);
+  using R = typename device_reduced_type<A...>::type;
+  if constexpr (std::is_void_v<R>) {
+    if (!n.contains(local)) return;
+    kernel(site_arg(args, launch, local)...);
+  } else {
+    // Every thread reaches the fold, those past the block's edge with the identity.
+    extern __shared__ __align__(128) unsigned char tessera_stage[];
+    R mine = decltype(device_reduce_arg(args...).reducer)::template identity<R>();
+    if (n.contains(local)) kernel(thread_site_arg(args, launch, local, mine)...);
+    fold_thread_block(mine, reinterpret_cast<R*>(tessera_stage), device_reduce_arg(args...));
+  }
 }
 
 template <std::size_t D, typename F, typename... A>
@@ -167,11 +249,11 @@ __global__ void for_each_shared_kernel(LaunchShape<D> launch, Extent<D> n, F ker
 }
 
 template <bool Shared, std::size_t D, typename F, typename... A>
-const char* launch_block_on_cuda(void* native_stream, const unsigned (&block)[3], std::size_t shared_bytes,
+const char* launch_block_on_cuda(void* native_stream, const CudaLaunchDims& dims, std::size_t shared_bytes,
                                  const LaunchShape<D>& launch, const Extent<D>& n, const EdgeBoxes<D>* edges,
                                  const F& kernel, const A&... args) {
   const auto stream = static_cast<cudaStream_t>(native_stream);
-  if constexpr (!Shared) {
+  if constexpr (!Shared && std::is_void_v<typename device_reduced_type<A...>::type>) {
     if (edges != nullptr) {
       const std::size_t sites = edges->volume();
       if (sites == 0) return nullptr;  // the block touches no face of the domain
@@ -182,25 +264,12 @@ const char* launch_block_on_cuda(void* native_stream, const unsigned (&block)[3]
       return launched == cudaSuccess ? nullptr : cudaGetErrorString(launched);
     }
   }
-  dim3 threads(block[0], block[1], block[2]);
-  if constexpr (!Shared) {
-    // Without a staged tile the thread block need not match ExecOptions::block (iterators count
-    // blocks in that shape, not in blockDim). Small shapes starve the SMs of resident threads:
-    // 64-thread blocks ran SAXPY at 26% achieved occupancy on an H100 (ncu), half of cuBLAS's
-    // speed, so x grows until a block has at least 256 threads.
-    const unsigned total = block[0] * block[1] * block[2];
-    if (total < 256) threads.x = block[0] * ((256 + total - 1) / total);
-  }
-  dim3 grid(1, 1, 1);
-  const std::size_t ext[3] = {n.sizes[0], D > 1 ? n.sizes[D > 1 ? 1 : 0] : 1, D > 2 ? n.sizes[D > 2 ? 2 : 0] : 1};
-  grid.x = static_cast<unsigned>((ext[0] + threads.x - 1) / threads.x);
-  grid.y = static_cast<unsigned>((ext[1] + threads.y - 1) / threads.y);
-  grid.z = static_cast<unsigned>((ext[2] + threads.z - 1) / threads.z);
-  if constexpr (Shared) {
+  const dim3 threads(dims.threads[0], dims.threads[1], dims.threads[2]);
+  const dim3 grid(dims.grid[0], dims.grid[1], dims.grid[2]);
+  if constexpr (Shared)
     for_each_shared_kernel<D, F, A...><<<grid, threads, shared_bytes, stream>>>(launch, n, kernel, args...);
-  } else {
-    for_each_kernel<D, F, A...><<<grid, threads, 0, stream>>>(launch, n, kernel, args...);
-  }
+  else
+    for_each_kernel<D, F, A...><<<grid, threads, shared_bytes, stream>>>(launch, n, kernel, args...);
   const cudaError_t launched = cudaGetLastError();
   return launched == cudaSuccess ? nullptr : cudaGetErrorString(launched);
 }

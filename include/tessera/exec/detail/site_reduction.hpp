@@ -6,8 +6,10 @@
 // On the CPU a row's contributions go to a scratch row, one value per site, folded once the row
 // has run: the stores are the vector stores of the row's strips, into memory that stays in L1,
 // where a tensor of contributions costs a write and a read of memory per site. On a sim device
-// the same code runs on the stream's thread; on CUDA every thread's contribution goes to device scratch, one per site,
-// folded by the same CUB reduction as reduce().
+// the same code runs on the stream's thread. On CUDA a thread's contribution stays in a register
+// and each thread block folds its threads' in shared memory into one partial, which reduce()'s
+// CUDA reduction then folds: one value per site written to device scratch and read back cost
+// 16 bytes of traffic a site, an eighth of an euler2d sweep's.
 
 #include <algorithm>
 #include <cstddef>
@@ -53,16 +55,30 @@ struct ReduceBlockArg {
   R* slot;
   Reducer reducer;
 };
-/// On a CUDA device: the block's contributions, one per site in x-fastest order over the
-/// block's interior `n`, each set to the identity by the thread that runs the site, then folded
-/// by reduce()'s CUDA reduction.
-template <typename R, typename Reducer, std::size_t D>
+/// On a CUDA device: one partial per thread block of the launch (`count`, indexed by the
+/// thread block's linear index in the grid), folded after the kernel into `*slot`.
+template <typename R, typename Reducer>
 struct DeviceReduceArg {
-  R* sites;
-  Extent<D> n;
+  using value_type = R;
+  R* partials;
+  std::size_t count;
   R* slot;  // where the block's partial goes, as in ReduceBlockArg
   Reducer reducer;
 };
+
+template <typename A>
+struct is_device_reduce_arg : std::false_type {};
+template <typename R, typename Reducer>
+struct is_device_reduce_arg<DeviceReduceArg<R, Reducer>> : std::true_type {};
+
+/// The DeviceReduceArg among `args` (the caller knows there is one).
+template <typename A0, typename... A>
+TESSERA_HOST_DEVICE TESSERA_FORCE_INLINE const auto& device_reduce_arg(const A0& a0, const A&... rest) {
+  if constexpr (is_device_reduce_arg<A0>::value)
+    return a0;
+  else
+    return device_reduce_arg(rest...);
+}
 
 template <typename A>
 struct is_reduction_slots : std::false_type {};
@@ -130,14 +146,19 @@ TESSERA_HOST_DEVICE TESSERA_FORCE_INLINE Contribution<R> strip_lane(const Contri
   return Contribution<R>{c.site + strip * strip_sites + lane};
 }
 
-/// The site's contribution on a CUDA device, set to the identity before the kernel sees it.
-template <typename R, typename Reducer, std::size_t D>
-TESSERA_HOST_DEVICE TESSERA_FORCE_INLINE Contribution<R> site_arg(const DeviceReduceArg<R, Reducer, D>& a,
-                                                                 const LaunchShape<D>&, const Index<D>& local) noexcept {
-  R* site = a.sites + a.n.linear(local);
-  *site = Reducer::template identity<R>();
-  return Contribution<R>{site};
-}
+/// The type of R among A (the first DeviceReduceArg's), or void.
+template <typename... A>
+struct device_reduced_type {
+  using type = void;
+};
+template <typename A0, typename... A>
+struct device_reduced_type<A0, A...> {
+  using type = typename device_reduced_type<A...>::type;
+};
+template <typename R, typename Reducer, typename... A>
+struct device_reduced_type<DeviceReduceArg<R, Reducer>, A...> {
+  using type = R;
+};
 
 /// The scratch row a CPU thread's contributions go to: `sites` values and a margin on either
 /// side, so that the strip loops may form (never use) addresses a tile before the row's start,
