@@ -155,9 +155,12 @@ TEST(CudaTrace, DeviceNodesOfAGraphAppearOnTheirStreamsTracks) {
     EXPECT_LE(e->begin_ns, e->end_ns) << e->name;
     EXPECT_LE(e->end_ns, trace_ns) << e->name << " ends after the trace did";
   }
+  // Spans on different streams are timed by events on different engines: on an H100 the copy
+  // after the kernel once began 1.4 us before the kernel's end by their timings (2026-11-27),
+  // so the order is checked to within 5 us, far less than the 2 ms kernel.
   EXPECT_GE(kernel->end_ns - kernel->begin_ns, kernel_ns - 1'000);
-  EXPECT_GE(kernel->begin_ns + 1'000, in->end_ns);
-  EXPECT_GE(out->begin_ns + 1'000, kernel->end_ns);
+  EXPECT_GE(kernel->begin_ns + 5'000, in->end_ns);
+  EXPECT_GE(out->begin_ns + 5'000, kernel->end_ns);
   d.deallocate(x, bytes);
 }
 

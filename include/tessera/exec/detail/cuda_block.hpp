@@ -117,6 +117,7 @@ const char* launch_block_on_cuda(void* native_stream, const CudaLaunchDims& dims
 
 #if defined(__CUDACC__)
 
+#include <cub/warp/warp_reduce.cuh>
 #include <cuda_runtime.h>
 
 namespace tessera::detail {
@@ -149,23 +150,40 @@ __device__ TESSERA_FORCE_INLINE Contribution<R> thread_site_arg(const DeviceRedu
   return Contribution<R>{&mine};
 }
 
-/// Folds the threads' contributions (`fold`: one R per thread of the block, in shared memory)
-/// into the thread block's partial, as a tree whose shape depends only on the block's size, so
-/// that a launch of the same shape folds in the same order every time.
+/// Folds the threads' contributions into the thread block's partial, in an order that depends
+/// only on the block's size, so that a launch of the same shape folds the same way every time.
+/// Whole warps fold by shuffles and one barrier joins their partials; a block that ends in a
+/// partial warp folds as a tree in `fold` (one R per thread of dynamic shared memory). The tree
+/// alone, eight barriers and shared-memory steps for 256 threads, made the y sweep of euler2d
+/// that reduces take 701 us at 4096^2 on an H100 against 547 for the x sweep (ncu).
 template <typename R, typename Reducer>
 __device__ void fold_thread_block(R mine, R* fold, const DeviceReduceArg<R, Reducer>& a) {
   const unsigned count = blockDim.x * blockDim.y * blockDim.z;
   const unsigned me = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
-  fold[me] = mine;
-  __syncthreads();
-  unsigned half = 1;
-  while (half * 2 < count) half *= 2;
-  for (; half > 0; half /= 2) {
-    if (me < half && me + half < count) fold[me] = a.reducer(fold[me], fold[me + half]);
+  R total;
+  if (count % 32 == 0) {
+    using WarpReduce = cub::WarpReduce<R>;
+    __shared__ typename WarpReduce::TempStorage lanes[32];
+    __shared__ R warp_partials[32];
+    const unsigned warp = me / 32, lane = me % 32;
+    const R folded = WarpReduce(lanes[warp]).Reduce(mine, a.reducer);
+    if (lane == 0) warp_partials[warp] = folded;
     __syncthreads();
+    if (warp != 0) return;
+    const R w = lane < count / 32 ? warp_partials[lane] : Reducer::template identity<R>();
+    total = WarpReduce(lanes[0]).Reduce(w, a.reducer);
+  } else {
+    fold[me] = mine;
+    __syncthreads();
+    unsigned half = 1;
+    while (half * 2 < count) half *= 2;
+    for (; half > 0; half /= 2) {
+      if (me < half && me + half < count) fold[me] = a.reducer(fold[me], fold[me + half]);
+      __syncthreads();
+    }
+    total = fold[0];
   }
-  if (me == 0)
-    a.partials[blockIdx.x + gridDim.x * (blockIdx.y + static_cast<std::size_t>(gridDim.y) * blockIdx.z)] = fold[0];
+  if (me == 0) a.partials[blockIdx.x + gridDim.x * (blockIdx.y + static_cast<std::size_t>(gridDim.y) * blockIdx.z)] = total;
 }
 
 template <std::size_t D, typename F, typename... A>
