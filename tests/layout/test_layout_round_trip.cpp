@@ -145,8 +145,9 @@ TEST(LayoutPlacement, StridedIsOneArrayPerComponentAcrossTheRow) {
   EXPECT_EQ(id, 1003);
 }
 
-// Long Strided rows keep every component run a whole number of 4 KiB pages, where that adds
-// at most 1/8 to the row; short rows, and the other layouts, keep the 64-byte rounding.
+// Strided runs of fewer than four pages are rounded up to a whole number of 4 KiB pages,
+// where that adds at most 1/8 to the row; short rows, and the other layouts, keep the 64-byte
+// rounding.
 TEST(LayoutPlacement, StridedRunsOfLongRowsAreWholePages) {
   using F = LayoutTraits<Particle<float>, Strided>;
   EXPECT_EQ(F::row_sites(1000), 1024u);  // 4000-byte runs become 4096
@@ -179,6 +180,24 @@ TEST(LayoutPlacement, StridedRunsStayTwoLinesOffWholePages) {
   }
   using D = LayoutTraits<Particle<double>, Strided>;
   EXPECT_EQ(D::row_sites(1030), 1040u);  // 8256 bytes (64 past two pages) become 8320
+}
+
+// Runs of four pages or more are never whole pages: they start two lines or more off a page
+// boundary, so the runs a stencil reads and writes at once fall in different L1 sets.
+TEST(LayoutPlacement, StridedRunsOfFourPagesOrMoreStayOffWholePages) {
+  using D = LayoutTraits<Particle<double>, Strided>;
+  EXPECT_EQ(D::row_sites(1024), 1024u);  // 8 KiB runs stay whole pages
+  EXPECT_EQ(D::row_sites(2048), 2064u);  // 16 KiB runs become 16 KiB and two lines
+  EXPECT_EQ(D::row_sites(4096), 4112u);
+  EXPECT_EQ(D::row_sites(8192), 8208u);
+  EXPECT_EQ(D::row_sites(2000), 2000u);  // 16000 bytes: 3712 into a page, left as they are
+  using F = LayoutTraits<Particle<float>, Strided>;
+  EXPECT_EQ(F::row_sites(4000), 4000u);  // not rounded up to 4096 sites (16 KiB)
+  EXPECT_EQ(F::row_sites(3000), 3072u);  // 12 KiB once paged: still paged
+  for (std::size_t n : {2048u, 2049u, 4000u, 4096u, 6000u, 8192u, 16384u}) {
+    const std::size_t in_page = D::row_sites(n) * sizeof(double) % 4096;
+    EXPECT_TRUE(in_page >= 128 && in_page <= 4096 - 128) << n << " sites: runs " << in_page << " bytes into a page";
+  }
 }
 
 TEST(LayoutPlacement, TiledIsStridedInsideTilesOfV) {

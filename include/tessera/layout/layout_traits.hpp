@@ -84,10 +84,11 @@ struct LayoutTraits<T, L> {
     return u;
   }();
 
-  // Strided rows long enough keep each component's run a whole number of 4 KiB pages, so no run
-  // shares a page with the next: the hardware prefetcher stops at page boundaries, and a run
-  // that starts mid-page pays for two ramps. It cost 10% of bandwidth in the particle update
-  // with 1000-site rows (bench/results/README.md). Only done where it adds at most 1/8 to a row.
+  // Strided runs of fewer than four pages are rounded up to a whole number of 4 KiB pages,
+  // so no run shares a page with the next: the hardware prefetcher stops at page boundaries,
+  // and a run that starts mid-page pays for two ramps. It cost 10% of bandwidth in the particle
+  // update with 1000-site rows (bench/results/README.md). Only done where it adds at most 1/8 to
+  // a row.
   template <std::size_t... Is>
   static constexpr std::size_t scalar_gcd(std::index_sequence<Is...>) {
     std::size_t g = 0;
@@ -97,6 +98,13 @@ struct LayoutTraits<T, L> {
   static constexpr std::size_t smallest_scalar = scalar_gcd(std::make_index_sequence<descriptor::members>{});
   static constexpr std::size_t page_sites = detail::lcm(unit, 4096 / detail::gcd(4096, smallest_scalar));
   static constexpr std::size_t stagger_bytes = 2 * detail::row_alignment;
+  // Runs of four pages or more are never paged: a page boundary costs a long run little, and
+  // runs that all start at the same offset in their pages put every stream of a stencil in the
+  // same L1 sets. euler2d's y sweep reads three rows of four components and writes four: with
+  // 4096-site rows of doubles (32 KiB runs, paged) the host graph step ran at 0.79-0.86 of the
+  // OpenMP solver, whose fields start 17 lines apart; with the runs 128 bytes past whole pages,
+  // 0.93-0.97 (4096^2 and 8192^2, 2026-11-27). At 1024 sites (8 KiB runs) paging did no harm.
+  static constexpr std::size_t long_run_bytes = 4 * 4096;
 
   template <std::size_t... Is>
   static constexpr bool tiles_aligned(std::index_sequence<Is...>) {
@@ -115,7 +123,7 @@ struct LayoutTraits<T, L> {
     const std::size_t aligned = detail::round_up(n, unit);
     if constexpr (std::is_same_v<L, Strided> && descriptor::components > 1) {
       const std::size_t paged = detail::round_up(n, page_sites);
-      if (8 * (paged - aligned) <= aligned) return paged;
+      if (paged * smallest_scalar < long_run_bytes && 8 * (paged - aligned) <= aligned) return paged;
       // Rows of a page or more not worth paging keep their runs at least two lines past a whole
       // number of pages (runs just short of one get paged). Runs just past one (1026-site rows
       // of 4-byte scalars: 32 bytes past) start near the same offset in their pages, so the
