@@ -251,10 +251,11 @@ struct NeighbourContributing {
   }
 };
 
-// Each thread block folds its threads' contributions in shared memory as a tree over however
-// many threads it has: thread blocks of 270, 259 and 256 threads (shapes of 5x3x3, 7x1x1 and 32x4
-// widened in x to at least 256) and of 8x8x4, over a 3-D tensor cut in two, give the host's
-// exact integer sum and largest value, and the kernel's writes.
+// Each thread block folds its threads' contributions however many threads it has: by warp
+// shuffles in blocks of whole warps (32x4 widened in x to 256 threads, 8x8x4), as a tree in
+// shared memory in blocks that end in a partial warp (5x3x3 widened to 270 threads, 7x1x1 to
+// 259). Over a 3-D tensor cut in two, each gives the host's exact integer sum and largest
+// value, and the kernel's writes.
 TEST(CudaKernels, ReduceIntoFoldsEveryThreadBlockShape) {
   SKIP_WITHOUT_GPU();
   DeviceSet devices = DeviceSet::cuda(tessera_test::small_cuda_options());

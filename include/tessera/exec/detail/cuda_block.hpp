@@ -7,10 +7,10 @@
 // grid covers only the block's sites within that width of the global domain's faces: a
 // boundary kernel over a 4096^2 block launched over every site took 54 us on an H100 to find
 // its 16 000 edge sites. With a reduce_into argument each thread keeps its site's contribution
-// in a register and the thread block folds them in shared memory into one partial (a sweep of
-// euler2d that also reduces wrote 8 bytes a site to device scratch and read them back before
-// this: 16 of its 80 bytes a site). Only nvcc sees the bodies; a host compiler gets the declaration of the
-// launch, which kernel_launch.hpp's cuda_body never lets it call.
+// in a register and the thread block folds them into one partial (a sweep of euler2d that also
+// reduced wrote 8 bytes a site to device scratch and read them back: 16 of its 80 bytes a
+// site). Only nvcc sees the bodies; a host compiler gets the declaration of the launch, which
+// kernel_launch.hpp's cuda_body never lets it call.
 
 #include <algorithm>
 #include <cstddef>
@@ -192,7 +192,7 @@ __global__ void for_each_kernel(LaunchShape<D> launch, Extent<D> n, F kernel, A.
   Extent<D> tile;
   cuda_tile<D>(n, tile_lo, in_tile, tile);
   const Index<D> local = tile_lo + in_tile;
-  using R = typename device_reduced_type<A...>::type;
+  using R = typename reduced_type<A...>::type;
   if constexpr (std::is_void_v<R>) {
     if (!n.contains(local)) return;
     kernel(site_arg(args, launch, local)...);
@@ -271,7 +271,7 @@ const char* launch_block_on_cuda(void* native_stream, const CudaLaunchDims& dims
                                  const LaunchShape<D>& launch, const Extent<D>& n, const EdgeBoxes<D>* edges,
                                  const F& kernel, const A&... args) {
   const auto stream = static_cast<cudaStream_t>(native_stream);
-  if constexpr (!Shared && std::is_void_v<typename device_reduced_type<A...>::type>) {
+  if constexpr (!Shared && std::is_void_v<typename reduced_type<A...>::type>) {
     if (edges != nullptr) {
       const std::size_t sites = edges->volume();
       if (sites == 0) return nullptr;  // the block touches no face of the domain

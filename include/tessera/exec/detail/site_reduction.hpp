@@ -7,9 +7,9 @@
 // has run: the stores are the vector stores of the row's strips, into memory that stays in L1,
 // where a tensor of contributions costs a write and a read of memory per site. On a sim device
 // the same code runs on the stream's thread. On CUDA a thread's contribution stays in a register
-// and each thread block folds its threads' in shared memory into one partial, which reduce()'s
+// and each thread block folds its threads' into one partial (cuda_block.hpp), which reduce()'s
 // CUDA reduction then folds: one value per site written to device scratch and read back cost
-// 16 bytes of traffic a site, an eighth of an euler2d sweep's.
+// 16 bytes of traffic a site, a quarter of the 64 an euler2d sweep moves.
 
 #include <algorithm>
 #include <cstddef>
@@ -112,7 +112,7 @@ T partial_identity(const A&... args) {
     return T{};
 }
 
-/// The type of R among A (the first ReduceBlockArg's), or void.
+/// The type of R among A (the first ReduceBlockArg's or DeviceReduceArg's), or void.
 template <typename... A>
 struct reduced_type {
   using type = void;
@@ -123,6 +123,10 @@ struct reduced_type<A0, A...> {
 };
 template <typename R, typename Reducer, typename... A>
 struct reduced_type<ReduceBlockArg<R, Reducer>, A...> {
+  using type = R;
+};
+template <typename R, typename Reducer, typename... A>
+struct reduced_type<DeviceReduceArg<R, Reducer>, A...> {
   using type = R;
 };
 
@@ -145,20 +149,6 @@ TESSERA_HOST_DEVICE TESSERA_FORCE_INLINE Contribution<R> strip_lane(const Contri
                                                                    std::ptrdiff_t strip, std::ptrdiff_t lane) noexcept {
   return Contribution<R>{c.site + strip * strip_sites + lane};
 }
-
-/// The type of R among A (the first DeviceReduceArg's), or void.
-template <typename... A>
-struct device_reduced_type {
-  using type = void;
-};
-template <typename A0, typename... A>
-struct device_reduced_type<A0, A...> {
-  using type = typename device_reduced_type<A...>::type;
-};
-template <typename R, typename Reducer, typename... A>
-struct device_reduced_type<DeviceReduceArg<R, Reducer>, A...> {
-  using type = R;
-};
 
 /// The scratch row a CPU thread's contributions go to: `sites` values and a margin on either
 /// side, so that the strip loops may form (never use) addresses a tile before the row's start,
