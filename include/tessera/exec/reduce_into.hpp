@@ -16,7 +16,8 @@
 // Where a kernel would otherwise write a tensor of per-site values for reduce() to read back,
 // this saves a write and a read of memory per site. The result is the same reduction of the
 // same values: with Max and Min the same bits as reduce() over that tensor; with Sum, the same
-// bits for a given executor and partition (rows are folded in order, blocks in block order).
+// bits for a given executor and partition (rows are folded in order, blocks in block order; on
+// CUDA, for a given ExecOptions::block too, which fixes the order the thread blocks fold in).
 
 #include <algorithm>
 #include <cstddef>
