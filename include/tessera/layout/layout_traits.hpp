@@ -101,9 +101,9 @@ struct LayoutTraits<T, L> {
   // Runs of four pages or more are never paged: a page boundary costs a long run little, and
   // runs that all start at the same offset in their pages put every stream of a stencil in the
   // same L1 sets. euler2d's y sweep reads three rows of four components and writes four: with
-  // 4096-site rows of doubles (32 KiB runs, paged) the host graph step ran at 0.79-0.86 of the
+  // 4096-site rows of doubles (32 KiB runs, paged) the host graph step ran at 0.76-0.86 of the
   // OpenMP solver, whose fields start 17 lines apart; with the runs 128 bytes past whole pages,
-  // 0.93-0.97 (4096^2 and 8192^2, 2026-11-27). At 1024 sites (8 KiB runs) paging did no harm.
+  // 0.86-1.00 (4096^2 and 8192^2, 2026-11-27). At 1024 sites (8 KiB runs) paging did no harm.
   static constexpr std::size_t long_run_bytes = 4 * 4096;
 
   template <std::size_t... Is>
