@@ -139,8 +139,8 @@ double EulerBaseline::sweep(const Fields& in, Fields& out, double dt) const {
     // the solver does (one read of the state a step less), its body written out in each loop:
     // through the update lambda, or an inline function both loops called, GCC vectorised it
     // too, but the step took 2.4 ms instead of 1.5 (as a separate reduction through a lambda once
-    // took 1.6 times as long). One maximum per lane,
-    // folded at the end: max is exact in any order, so dt matches the solver's to the bit.
+    // took 1.6 times as long). One maximum per lane, folded at the end: max is exact in any
+    // order, so dt matches the solver's to the bit.
     if constexpr (Dim == 0 && S == 1) {
 #pragma omp simd
       for (std::ptrdiff_t i = 1; i <= nx; ++i) {  // hot-loop: sweep-x
