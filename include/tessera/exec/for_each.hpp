@@ -94,7 +94,18 @@ std::size_t check_kernel_arguments(const char* what, const ExecOptions& options,
   // tiles that staging makes (cpu_block.hpp), each written back over the other.
   std::vector<std::pair<const Buffer*, const std::string*>> seen;
   auto once = [&](auto& a) {
-    if constexpr (is_tensor_argument<decltype(a)>()) {
+    if constexpr (is_uniform<std::remove_cvref_t<decltype(a)>>::value) {
+      if (a.tensor.num_blocks() != 1 || a.tensor.size().volume() != 1)
+        throw Error(std::string(what) + ": uniform tensor '" + a.tensor.name() + "' has " +
+                    std::to_string(a.tensor.size().volume()) + " sites in " + std::to_string(a.tensor.num_blocks()) +
+                    " blocks; every site reads the same value, so it must be a tensor of one site "
+                    "(extent 1, one partition)");
+      for (const auto& [buffer, name] : seen)
+        if (buffer == &a.tensor.buffer(0))
+          throw Error(std::string(what) + ": tensor '" + *name +
+                      "' is passed twice, once as uniform; a kernel that writes it reads it through its iterator");
+      seen.emplace_back(&a.tensor.buffer(0), &a.tensor.name());
+    } else if constexpr (is_tensor_argument<decltype(a)>()) {
       auto& t = tensor_of(a);
       for (const auto& [buffer, name] : seen)
         if (buffer == &t.buffer(0))
@@ -119,6 +130,22 @@ std::size_t check_kernel_arguments(const char* what, const ExecOptions& options,
                          ? " and there is no device: select one (e.g. TESSERA_DEVICES=sim:2)"
                          : ": place the tensor's partitions on devices"));
   return blocks;
+}
+
+/// The block argument of uniform(t), whose one block's memory where the kernel runs is `data`.
+template <typename Tn>
+UniformArg<typename Tn::value_type> uniform_arg(Tn& t, std::byte* data) {
+  using T = typename Tn::value_type;
+  return UniformArg<T>{only_site<T, Tn::dims, typename Tn::layout_type>(data, t.geometry(0))};
+}
+/// The block argument of a reduce_into(tensor) for block b: its partial slot, or, when there are
+/// none, the tensor's site where the block runs (`site_memory()` prepares it there).
+template <typename Tn, typename Reducer, typename SiteMemory>
+ReduceBlockArg<typename Tn::value_type, Reducer> tensor_reduction_arg(const TensorReductionSlots<Tn, Reducer>& a,
+                                                                      std::size_t b, SiteMemory&& site_memory) {
+  using T = typename Tn::value_type;
+  if (a.slots != nullptr) return {a.slots + b, a.reducer};
+  return {only_site<T, Tn::dims, typename Tn::layout_type>(site_memory(), a.tensor->geometry(0)), a.reducer};
 }
 
 /// Runs `kernel` over block b of the (already checked) arguments. A device block is submitted to
@@ -150,8 +177,13 @@ std::optional<Event> launch_block(Executor* executor, const ExecOptions& options
     return submit(block_stream(first, b), {}, [&](Stream& stream) {
       StreamAccesses prepared(space, stream);
       auto prepare = [&](auto& a) {
+        using V = std::remove_cvref_t<decltype(a)>;
         if constexpr (is_tensor_argument<decltype(a)>())
           return block_arg(a, b, prepared.prepare(tensor_of(a).buffer(b), access_of<decltype(a)>()));
+        else if constexpr (is_uniform<V>::value)
+          return uniform_arg(a.tensor, prepared.prepare(a.tensor.buffer(0), Access::read));
+        else if constexpr (is_tensor_reduction_slots<V>::value)
+          return tensor_reduction_arg(a, b, [&] { return prepared.prepare(a.tensor->buffer(0), Access::read_write); });
         else
           return block_arg(a, b, nullptr);
       };
@@ -163,9 +195,9 @@ std::optional<Event> launch_block(Executor* executor, const ExecOptions& options
             std::apply(
                 [&](const auto&... ba) {
                   if constexpr (any_in_shared<A...>())
-                    run_block_on_cpu_shared<rank>(nullptr, options, launch, n, kernel, ba...);
+                    run_block_on_cpu_shared<rank>(nullptr, options, launch, n, kernel, read_uniform(ba)...);
                   else
-                    run_block_on_cpu<rank>(nullptr, options, launch, n, kernel, ba...);
+                    run_block_on_cpu<rank>(nullptr, options, launch, n, kernel, read_uniform(ba)...);
                 },
                 block_args);
           },
@@ -228,8 +260,13 @@ std::optional<Event> launch_block(Executor* executor, const ExecOptions& options
 
   HostHolds holds;
   auto hold = [&](auto& a) {
+    using V = std::remove_cvref_t<decltype(a)>;
     if constexpr (is_tensor_argument<decltype(a)>())
       return block_arg(a, b, holds.hold(tensor_of(a).buffer(b), access_of<decltype(a)>()));
+    else if constexpr (is_uniform<V>::value)
+      return uniform_arg(a.tensor, holds.hold(a.tensor.buffer(0), Access::read));
+    else if constexpr (is_tensor_reduction_slots<V>::value)
+      return tensor_reduction_arg(a, b, [&] { return holds.hold(a.tensor->buffer(0), Access::read_write); });
     else
       return block_arg(a, b, nullptr);
   };
@@ -237,9 +274,9 @@ std::optional<Event> launch_block(Executor* executor, const ExecOptions& options
   std::apply(
       [&](const auto&... ba) {
         if constexpr (any_in_shared<A...>())
-          run_block_on_cpu_shared<First::dims>(executor, options, launch, n, kernel, ba...);
+          run_block_on_cpu_shared<First::dims>(executor, options, launch, n, kernel, read_uniform(ba)...);
         else
-          run_block_on_cpu<First::dims>(executor, options, launch, n, kernel, ba...);
+          run_block_on_cpu<First::dims>(executor, options, launch, n, kernel, read_uniform(ba)...);
       },
       block_args);
   return std::nullopt;
@@ -267,11 +304,24 @@ void run_blocks(Executor& executor, const ExecOptions& options, std::size_t bloc
 /// A for_each argument as a block's launch takes it: a reduce_into becomes its blocks' slots.
 template <typename A, typename Slots>
 decltype(auto) with_slots(A&& a, Slots& slots) {
-  if constexpr (is_reduce_into<std::remove_cvref_t<A>>::value)
+  using V = std::remove_cvref_t<A>;
+  if constexpr (is_reduce_into_tensor<V>::value)
+    return TensorReductionSlots<std::remove_pointer_t<decltype(a.tensor)>, decltype(a.reducer)>{a.tensor, slots.data(),
+                                                                                                 a.reducer};
+  else if constexpr (is_reduce_into<V>::value)
     return ReductionSlots<typename Slots::value_type, decltype(a.reducer)>{slots.data(), a.reducer};
   else
     return std::forward<A>(a);
 }
+/// The type a reduce_into argument reduces.
+template <typename A>
+struct reduce_into_value {
+  using type = typename std::remove_cvref_t<decltype(*std::declval<A>().result)>::value_type;
+};
+template <typename Tn, typename Reducer>
+struct reduce_into_value<ReduceIntoTensor<Tn, Reducer>> {
+  using type = typename Tn::value_type;
+};
 }  // namespace detail
 
 /// Runs `kernel` at every interior site of the tensor arguments (see the top of this file); with
@@ -287,11 +337,19 @@ void for_each(Executor& executor, const ExecOptions& options, F&& kernel, A&&...
   const std::size_t blocks = detail::check_kernel_arguments("tessera::for_each", options, args...);
   if constexpr (detail::count_reduce_into<A...>() == 1) {
     auto& into = detail::reduce_into_arg(args...);
-    using R = typename std::remove_cvref_t<decltype(*into.result)>::value_type;
-    into.result->reset();
+    using Into = std::remove_cvref_t<decltype(into)>;
+    using R = typename detail::reduce_into_value<Into>::type;
+    if constexpr (detail::is_reduce_into_tensor<Into>::value)
+      detail::check_reduction_tensor("tessera::for_each", *into.tensor);
+    else
+      into.result->reset();
     std::vector<R> partials(blocks, decltype(into.reducer)::template identity<R>());
     detail::run_blocks(executor, options, blocks, kernel, detail::with_slots(std::forward<A>(args), partials)...);
-    into.result->set(detail::combine_partials(detail::first_tensor(args...), partials, into.reducer));
+    const R total = detail::combine_partials(detail::first_tensor(args...), partials, into.reducer);
+    if constexpr (detail::is_reduce_into_tensor<Into>::value)
+      detail::write_total(*into.tensor, total);
+    else
+      into.result->set(total);
   } else {
     detail::run_blocks(executor, options, blocks, kernel, std::forward<A>(args)...);
   }

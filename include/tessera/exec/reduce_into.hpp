@@ -22,12 +22,15 @@
 #include <algorithm>
 #include <cstddef>
 #include <memory>
+#include <string>
 #include <type_traits>
 
+#include "tessera/core/error.hpp"
 #include "tessera/device/device.hpp"
 #include "tessera/device/stream.hpp"
 #include "tessera/exec/detail/site_reduction.hpp"
 #include "tessera/exec/reduction.hpp"
+#include "tessera/exec/tensor_concept.hpp"
 #include "tessera/tensor/block_geometry.hpp"
 
 namespace tessera {
@@ -48,11 +51,76 @@ ReduceInto<R, Reducer> reduce_into(ReductionResult<R>& result, const Reducer& re
   return ReduceInto<R, Reducer>{&result, reducer};
 }
 
+/// A reduction into a tensor of one site: what reduce_into(tensor, reducer) returns.
+template <TensorLike Tn, typename Reducer>
+struct ReduceIntoTensor {
+  Tn* tensor;
+  Reducer reducer;
+};
+
+/// As above, but the total goes into the one site of `tensor` (a Tensor of extent 1, one block)
+/// instead of a ReductionResult: it stays where the tensor lives, so a later kernel reads it
+/// through tessera::uniform(tensor) without the host waiting for it. Where the kernel runs in
+/// one block (one device, one rank) the block's fold writes the site in place, in stream order;
+/// otherwise the blocks' partials are combined on the host, as for a ReductionResult, and the
+/// site written there.
+///
+///   tessera::Tensor<double, 1> largest(memory, tessera::Extent<1>{1});
+///   tessera::for_each(ex, kernel, u, tessera::reduce_into(largest, tessera::Max{}));
+///   tessera::for_each(ex, next_kernel, u, tessera::uniform(largest));
+template <TensorLike Tn, typename Reducer>
+ReduceIntoTensor<Tn, Reducer> reduce_into(Tn& tensor, const Reducer& reducer) {
+  static_assert(std::is_arithmetic_v<typename Tn::value_type>,
+                "reduce_into a tensor reduces numbers: the tensor's value type must be arithmetic");
+  return ReduceIntoTensor<Tn, Reducer>{&tensor, reducer};
+}
+
 namespace detail {
 template <typename A>
 struct is_reduce_into : std::false_type {};
 template <typename R, typename Reducer>
 struct is_reduce_into<ReduceInto<R, Reducer>> : std::true_type {};
+template <typename Tn, typename Reducer>
+struct is_reduce_into<ReduceIntoTensor<Tn, Reducer>> : std::true_type {};
+template <typename A>
+struct is_reduce_into_tensor : std::false_type {};
+template <typename Tn, typename Reducer>
+struct is_reduce_into_tensor<ReduceIntoTensor<Tn, Reducer>> : std::true_type {};
+
+/// A reduce_into(tensor) as a block's launch takes it: the blocks' partial slots (one per block,
+/// combined and written into the tensor afterwards), or null, when the split's only block
+/// writes its total straight into the tensor's site where it runs.
+template <typename Tn, typename Reducer>
+struct TensorReductionSlots {
+  using value_type = typename Tn::value_type;
+  Tn* tensor;
+  value_type* slots;
+  Reducer reducer;
+};
+template <typename A>
+struct is_tensor_reduction_slots : std::false_type {};
+template <typename Tn, typename Reducer>
+struct is_tensor_reduction_slots<TensorReductionSlots<Tn, Reducer>> : std::true_type {};
+
+/// Throws tessera::Error unless `t` can hold a reduction's total: one site in one block, in
+/// this process (each rank reduces into its own copy).
+template <TensorLike Tn>
+void check_reduction_tensor(const char* what, const Tn& t) {
+  if (t.num_blocks() != 1 || t.size().volume() != 1)
+    throw Error(std::string(what) + ": reduce_into tensor '" + t.name() + "' has " +
+                std::to_string(t.size().volume()) + " sites in " + std::to_string(t.num_blocks()) +
+                " blocks; a reduction's total goes into a tensor of one site (extent 1, one partition)");
+  if constexpr (requires { t.ranks(); })
+    if (t.ranks() != nullptr)
+      throw Error(std::string(what) + ": reduce_into tensor '" + t.name() +
+                  "' is spread over ranks; every rank reduces into a tensor of its own");
+}
+
+/// Writes `total` into the one site of `t`, from the host.
+template <TensorLike Tn>
+void write_total(Tn& t, const typename Tn::value_type& total) {
+  t.fill_from(&total);
+}
 
 template <typename... A>
 constexpr std::size_t count_reduce_into() {

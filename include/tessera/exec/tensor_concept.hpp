@@ -5,6 +5,7 @@
 #include <concepts>
 #include <cstddef>
 #include <string>
+#include <type_traits>
 
 #include "tessera/memory/access.hpp"
 #include "tessera/tensor/block_geometry.hpp"
@@ -55,6 +56,27 @@ struct WriteOnly {
 template <TensorLike Tn>
 WriteOnly<Tn> write_only(Tn& t) {
   return WriteOnly<Tn>{t};
+}
+
+/// Marks a tensor of one site whose value every site of the kernel reads: a time step, a
+/// coefficient, a total that an earlier kernel computed on the device (reduce_into a one-site
+/// tensor). The kernel gets the number itself, read where and when the kernel runs (on a GPU
+/// from device memory, in stream order), so a value one kernel computes reaches the next one
+/// without a trip through the host, as a Kokkos::View of rank 0 does. The tensor may live in
+/// any memory space: the memory layer brings it to each block's device. Kernels only read it;
+/// numbers only (an arithmetic value type).
+///
+///   tessera::for_each(ex, [] TESSERA_HOST_DEVICE (auto u, double dt) { *u -= dt * *u; },
+///                     u, tessera::uniform(dt));
+template <TensorLike Tn>
+struct Uniform {
+  static_assert(std::is_arithmetic_v<typename Tn::value_type>,
+                "tessera::uniform passes a number to every site: the tensor's value type must be arithmetic");
+  Tn& tensor;
+};
+template <TensorLike Tn>
+Uniform<Tn> uniform(Tn& t) {
+  return Uniform<Tn>{t};
 }
 
 /// Marks a tensor argument to be staged in shared memory (CUDA) or a per-tile scratch buffer

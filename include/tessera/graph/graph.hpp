@@ -266,9 +266,11 @@ class Graph {
     Device* pinned_from = nullptr;
     for (std::size_t b = 0; b < blocks && pinned_from == nullptr; ++b)
       if (first.space(b) != 0) pinned_from = &first.memory().device(first.space(b));
-    auto size_partials = [blocks, pinned_from](auto& s) {
+    bool one_process = true;
+    if constexpr (requires { first.ranks(); }) one_process = first.ranks() == nullptr;
+    auto size_partials = [blocks, pinned_from, one_process](auto& s) {
       if constexpr (detail::is_stored_reduction<std::remove_cvref_t<decltype(s)>>::value)
-        s.size_partials(blocks, pinned_from);
+        s.size_partials(blocks, pinned_from, one_process);
     };
     std::apply([&](auto&... s) { (size_partials(s), ...); }, stored);
     begin_operation(new_level, "split");
@@ -365,8 +367,18 @@ class Graph {
     }
     // A reduce_into: the blocks' partials combined, as a reduce's are.
     auto add_final = [&](auto& s) {
-      if constexpr (detail::is_stored_reduction<std::remove_cvref_t<decltype(s)>>::value)
-        add_reduce_final(first, s.partials, *s.result, s.reducer, parts);
+      using S = std::remove_cvref_t<decltype(s)>;
+      if constexpr (detail::is_stored_tensor_reduction<S>::value) {
+        if (s.partials == nullptr) return;  // the block wrote the tensor
+        auto* target = s.tensor;
+        Node& final_node = add_reduce_final(
+            first, s.partials, [target](const typename S::value_type& total) { detail::write_total(*target, total); },
+            s.reducer, parts);
+        declare_access(final_node, target->buffer(0), Access::read_write);
+      } else if constexpr (detail::is_stored_reduction<S>::value) {
+        auto* result = s.result;
+        add_reduce_final(first, s.partials, [result](const auto& total) { result->set(total); }, s.reducer, parts);
+      }
     };
     std::apply([&](auto&... s) { (add_final(s), ...); }, stored);
     return *this;
@@ -408,28 +420,31 @@ class Graph {
       record(e, GraphNodeRole::reduce_partial, " [b" + std::to_string(b) + "]");
       parts.push_back(node);
     }
-    add_reduce_final(tensor, partials, result, reducer, parts);
+    add_reduce_final(tensor, partials, [&result](const R& total) { result.set(total); }, reducer, parts);
     return *this;
   }
 
-  // The node that combines a reduction's per-block partials (made by `parts`) in block order
-  // into `result`, across ranks for a distributed tensor, and marks it complete.
-  template <class Tn, class R, class Reducer, class Partials>
-  void add_reduce_final(Tn& tensor, std::shared_ptr<Partials> partials, ReductionResult<R>& result,
-                        const Reducer& reducer, const std::vector<Node*>& parts) {
+  // The node that combines a reduction's per-block partials (made by `parts`) in block order,
+  // across ranks for a distributed tensor, and hands the total to `deliver` (which sets a
+  // ReductionResult complete, or writes a tensor's site).
+  template <class Tn, class Partials, class Deliver, class Reducer>
+  Node& add_reduce_final(Tn& tensor, std::shared_ptr<Partials> partials, Deliver deliver, const Reducer& reducer,
+                         const std::vector<Node*>& parts) {
+    using R = std::remove_cvref_t<decltype(*partials->begin())>;
     Node* final_ptr = nullptr;
     if constexpr (requires { tensor.ranks(); }) {
-      if (tensor.ranks() != nullptr) final_ptr = &add_rank_reduce_final(*tensor.ranks(), partials, result, reducer);
+      if (tensor.ranks() != nullptr) final_ptr = &add_rank_reduce_final<R>(*tensor.ranks(), partials, deliver, reducer);
     }
     if (final_ptr == nullptr)
-      final_ptr = &stage_graph().emplace([partials, &result, reducer] {
+      final_ptr = &stage_graph().emplace([partials, deliver, reducer] {
         R total = Reducer::template identity<R>();
         for (const R& p : *partials) total = reducer(total, p);
-        result.set(total);
+        deliver(total);
       });
     Node& final_node = *final_ptr;
     for (Node* p : parts) p->precede(final_node);
     record(Entry{&final_node, {}, 0}, GraphNodeRole::reduce_final, " final");
+    return final_node;
   }
 
   // Distributed tensors: per neighbouring rank, a node packing the halo into a message and an
@@ -490,8 +505,8 @@ class Graph {
   }
   // The final node of a reduction over a distributed tensor: this rank's blocks combined in
   // order, every rank's totals gathered, and combined in rank order, the same on every rank.
-  template <class R, class Reducer, class Partials>
-  Node& add_rank_reduce_final(Ranks& ranks, std::shared_ptr<Partials> partials, ReductionResult<R>& result,
+  template <class R, class Partials, class Deliver, class Reducer>
+  Node& add_rank_reduce_final(Ranks& ranks, std::shared_ptr<Partials> partials, Deliver deliver,
                               const Reducer& reducer) {
     static_assert(std::is_trivially_copyable_v<R>, "a reduction over ranks sends its value as bytes");
     struct Totals {
@@ -503,16 +518,20 @@ class Graph {
         Totals{Reducer::template identity<R>(), std::vector<R>(static_cast<std::size_t>(ranks.size()))});
     keep_alive(totals);
     const std::uint64_t channel = ranks.next_channel();
-    return stage_graph().emplace_async([&ranks, partials, totals, &result, reducer, channel](AsyncDone done) {
+    return stage_graph().emplace_async([&ranks, partials, totals, deliver, reducer, channel](AsyncDone done) {
       R mine = Reducer::template identity<R>();
       for (const R& p : *partials) mine = reducer(mine, p);
       totals->mine = mine;
       post_all_gather(ranks, channel, &totals->mine, sizeof(R), totals->all.data(),
-                      [totals, &result, reducer, done](std::exception_ptr error) {
+                      [totals, deliver, reducer, done](std::exception_ptr error) {
                         if (error) return done.fail(error);
                         R total = Reducer::template identity<R>();
                         for (const R& r : totals->all) total = reducer(total, r);
-                        result.set(total);
+                        try {
+                          deliver(total);
+                        } catch (...) {
+                          return done.fail(std::current_exception());
+                        }
                         done.complete();
                       });
     });
@@ -533,6 +552,10 @@ class Graph {
   void declare_block_access(Node& node, std::size_t b, V& view) {
     if constexpr (detail::is_tensor_argument<V>())
       declare_access(node, detail::tensor_of(view).buffer(b), detail::access_of<V>());
+    else if constexpr (detail::is_uniform<std::remove_cvref_t<V>>::value)
+      declare_access(node, view.tensor.buffer(0), Access::read);
+    else if constexpr (detail::is_tensor_reduction_slots<std::remove_cvref_t<V>>::value)
+      if (view.slots == nullptr) declare_access(node, view.tensor->buffer(0), Access::read_write);
   }
   /// Puts `e` in the current level, with its role and default name (operation + suffix).
   void record(const Entry& e, GraphNodeRole role, std::string suffix);

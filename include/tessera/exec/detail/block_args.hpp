@@ -45,6 +45,29 @@ struct ValueArg {
   V value;
 };
 
+/// A uniform argument (tessera::uniform): every site reads `*value`, in the memory of the device
+/// the kernel runs on.
+template <typename T>
+struct UniformArg {
+  const T* value;
+};
+/// The address of the one interior site of a one-site block of T laid out as L at `data`.
+template <typename T, std::size_t D, Layout L>
+T* only_site(std::byte* data, const BlockGeometry<D>& geometry) noexcept {
+  return &BlockView<T, D, L>{data, geometry}.at(Index<D>{});
+}
+/// An argument as a block run on the CPU takes it: a uniform one read once, at the block's start
+/// (a load through the pointer would be repeated after every store of the same type, which
+/// stops the vectoriser), everything else unchanged.
+template <typename A>
+const A& read_uniform(const A& a) noexcept {
+  return a;
+}
+template <typename T>
+ValueArg<T> read_uniform(const UniformArg<T>& a) noexcept {
+  return ValueArg<T>{*a.value};
+}
+
 template <typename A>
 struct is_tensor_block_arg : std::false_type {};
 template <typename T, std::size_t D, Layout L, Access A>
@@ -65,6 +88,12 @@ template <typename V, std::size_t D>
 TESSERA_HOST_DEVICE TESSERA_FORCE_INLINE const V& site_arg(const ValueArg<V>& a, const LaunchShape<D>&,
                                                           const Index<D>&) noexcept {
   return a.value;
+}
+
+template <typename T, std::size_t D>
+TESSERA_HOST_DEVICE TESSERA_FORCE_INLINE const T& site_arg(const UniformArg<T>& a, const LaunchShape<D>&,
+                                                          const Index<D>&) noexcept {
+  return *a.value;
 }
 
 /// Moves a row-start iterator `n` sites along x (values pass through).

@@ -31,6 +31,12 @@ struct is_write_only : std::false_type {};
 template <typename Tn>
 struct is_write_only<WriteOnly<Tn>> : std::true_type {};
 
+/// tessera::uniform(t): not a tensor argument (its block is not the kernel's), read at one site.
+template <typename A>
+struct is_uniform : std::false_type {};
+template <typename Tn>
+struct is_uniform<Uniform<Tn>> : std::true_type {};
+
 template <typename A>
 constexpr bool is_tensor_argument() {
   using V = std::remove_cvref_t<A>;

@@ -3,10 +3,10 @@
 // writes one partial, one more thread block folds the partials, and the block's total is copied
 // into its slot in stream order. A slot in pinned memory (the Graph's reduce nodes keep theirs
 // there) takes the copy directly, so nothing runs on the host between the reduction and what
-// follows it; any other slot gets it through a host function. Device scratch is freed through
-// Stream::retain, so a captured reduction keeps it for every replay. Only nvcc sees the bodies; a
-// host compiler gets the declaration of the launch, which kernel_launch.hpp's cuda_body never
-// lets it call.
+// follows it; a slot in device memory (a tensor's site) is written by the fold itself; any other
+// slot gets it through a host function. Device scratch is freed through Stream::retain, so a
+// captured reduction keeps it for every replay. Only nvcc sees the bodies; a host compiler gets
+// the declaration of the launch, which kernel_launch.hpp's cuda_body never lets it call.
 
 #include <cstddef>
 #include <memory>
@@ -75,14 +75,17 @@ void reduce_block_on_cuda(Device& device, Stream& stream, const BA& arg, const L
   const std::size_t bytes = (grid + 1) * sizeof(R);
   R* scratch = static_cast<R*>(device.allocate(bytes));
   Device* dev = &device;
-  reduce_kernel<R, D><<<grid, reduce_threads, 0, cuda_stream>>>(arg, launch, n, reducer, map, scratch);
-  fold_partials_kernel<R><<<1, reduce_threads, 0, cuda_stream>>>(scratch, grid, reducer, scratch + grid);
   cudaPointerAttributes where{};
-  const bool pinned = cudaPointerGetAttributes(&where, slot) == cudaSuccess && where.type == cudaMemoryTypeHost;
+  const bool known = cudaPointerGetAttributes(&where, slot) == cudaSuccess;
+  if (!known) cudaGetLastError();  // an unregistered pointer is an answer, not an error to keep
+  const bool pinned = known && where.type == cudaMemoryTypeHost;
+  // A slot in device memory (reduce_into a tensor of one site) takes the total from the fold.
+  const bool on_device = known && where.type == cudaMemoryTypeDevice;
+  reduce_kernel<R, D><<<grid, reduce_threads, 0, cuda_stream>>>(arg, launch, n, reducer, map, scratch);
+  fold_partials_kernel<R><<<1, reduce_threads, 0, cuda_stream>>>(scratch, grid, reducer, on_device ? slot : scratch + grid);
   if (pinned) {
     cudaMemcpyAsync(slot, scratch + grid, sizeof(R), cudaMemcpyDeviceToHost, cuda_stream);
-  } else {
-    cudaGetLastError();  // an unregistered pointer is an answer, not an error to keep
+  } else if (!on_device) {
     // A pinned cell, so the copy does not hold this thread until the kernels are done.
     R* cell = static_cast<R*>(device.try_allocate_pinned_host(sizeof(R)));
     std::shared_ptr<R> landing =

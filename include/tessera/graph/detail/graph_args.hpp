@@ -90,15 +90,38 @@ struct StoredReduction {
   std::shared_ptr<PartialSlots<R>> partials;
   ReductionSlots<R, Reducer> slots;  // into *partials, once sized (size_partials)
   /// One slot per block, pinned by `pinned_from` (a device that holds a block) where it can.
-  void size_partials(std::size_t blocks, Device* pinned_from) {
+  void size_partials(std::size_t blocks, Device* pinned_from, bool /*one_process*/) {
     partials = std::make_shared<PartialSlots<R>>(blocks, Reducer::template identity<R>(), pinned_from);
     slots.slots = partials->data();
   }
 };
+/// A reduce_into(tensor) argument as kept. A split of one block in one process (one device, no
+/// ranks) folds straight into the tensor's site where the block runs; otherwise as above, and
+/// the final node writes the total into the tensor.
+template <typename Tn, typename Reducer>
+struct StoredTensorReduction {
+  using value_type = typename Tn::value_type;
+  Tn* tensor;
+  Reducer reducer;
+  std::shared_ptr<PartialSlots<value_type>> partials;  // null: the block writes the tensor
+  TensorReductionSlots<Tn, Reducer> slots;
+  void size_partials(std::size_t blocks, Device* pinned_from, bool one_process) {
+    if (blocks == 1 && one_process) return;
+    partials = std::make_shared<PartialSlots<value_type>>(blocks, Reducer::template identity<value_type>(), pinned_from);
+    slots.slots = partials->data();
+  }
+};
+template <typename A>
+struct is_stored_tensor_reduction : std::false_type {};
+template <typename Tn, typename Reducer>
+struct is_stored_tensor_reduction<StoredTensorReduction<Tn, Reducer>> : std::true_type {};
+
 template <typename A>
 struct is_stored_reduction : std::false_type {};
 template <typename R, typename Reducer>
 struct is_stored_reduction<StoredReduction<R, Reducer>> : std::true_type {};
+template <typename Tn, typename Reducer>
+struct is_stored_reduction<StoredTensorReduction<Tn, Reducer>> : std::true_type {};
 
 template <typename A>
 auto store_graph_arg(A&& a) {
@@ -107,6 +130,12 @@ auto store_graph_arg(A&& a) {
     return StoredTensor<V>{&a};
   } else if constexpr (is_padded_access<V>::value) {
     return store_padded(a);
+  } else if constexpr (is_reduce_into_tensor<V>::value) {
+    using Tn = std::remove_pointer_t<decltype(a.tensor)>;
+    using Reducer = decltype(a.reducer);
+    check_reduction_tensor("Graph::split", *a.tensor);
+    return StoredTensorReduction<Tn, Reducer>{a.tensor, a.reducer, nullptr,
+                                              TensorReductionSlots<Tn, Reducer>{a.tensor, nullptr, a.reducer}};
   } else if constexpr (is_reduce_into<V>::value) {
     using R = typename std::remove_cvref_t<decltype(*a.result)>::value_type;
     using Reducer = decltype(a.reducer);
@@ -120,7 +149,8 @@ auto store_graph_arg(A&& a) {
 template <typename S>
 decltype(auto) launch_view(S& s) {
   if constexpr (requires { s.tensor; } && !is_stored_padded<S>::value && !is_in_shared<S>::value &&
-                !is_read_only<S>::value && !is_write_only<S>::value)
+                !is_read_only<S>::value && !is_write_only<S>::value && !is_uniform<S>::value &&
+                !is_stored_reduction<S>::value)
     return (*s.tensor);
   else if constexpr (is_stored_padded<S>::value)
     return s.view();
@@ -133,7 +163,7 @@ decltype(auto) launch_view(S& s) {
 /// A run of a split that reduces makes its result incomplete until the split's final node.
 template <typename S>
 void reset_result(S& s) {
-  if constexpr (is_stored_reduction<S>::value) s.result->reset();
+  if constexpr (is_stored_reduction<S>::value && !is_stored_tensor_reduction<S>::value) s.result->reset();
 }
 
 /// A stored argument as the kernel launch takes it: reference wrappers read now.
