@@ -5,8 +5,10 @@
 //
 //   tessera::reduce(ex, state, max_speed, tessera::Max{}, euler2d::Wavespeed<double>{gas});
 //   tessera::for_each(ex, euler2d::edges_only(), euler2d::ZeroGradientEdges{}, state);
-//   tessera::for_each(ex, euler2d::Sweep<0, double>{gas, h}, state, updated, dt);
-//   tessera::for_each(ex, euler2d::Sweep<1, double>{gas, h}, updated, state, dt,
+//   tessera::for_each(ex, euler2d::AdvanceClock<double>{cfl, h, t_final}, tessera::read_only(max_speed),
+//                     tessera::write_only(dt), time, steps, failed);      // one-site tensors
+//   tessera::for_each(ex, euler2d::Sweep<0, double>{gas, h}, state, updated, tessera::uniform(dt));
+//   tessera::for_each(ex, euler2d::Sweep<1, double>{gas, h}, updated, state, tessera::uniform(dt),
 //                     tessera::reduce_into(max_speed, tessera::Max{}));  // and the next step's CFL maximum
 
 #include "euler2d/force.hpp"
@@ -17,6 +19,7 @@
 #include <tessera/core/unrolled_for.hpp>
 #include <tessera/exec/exec_options.hpp>
 
+#include <cfloat>
 #include <cstddef>
 
 namespace euler2d {
@@ -54,6 +57,45 @@ inline tessera::ExecOptions edges_only() {
   return o;
 }
 
+/// The clock of a step, as a kernel of one site, so that it runs where the state does and no
+/// step waits for the host: dt = min(cfl h / max wavespeed, t_final - t) from the maximum the
+/// last y sweep reduced, then t advanced by it (to exactly t_final on the last step) and the
+/// step counted. At or past t_final, dt is 0 and nothing is counted; a maximum that is not
+/// positive and finite (the state has lost positivity) sets `failed`, and dt stays 0 from then on,
+/// for the host to report (EulerSolver::check_clock).
+template <typename T>
+struct AdvanceClock {
+  double cfl;
+  double h;
+  double t_final;
+  template <typename Wavespeed, typename Dt, typename Time, typename Steps, typename Failed>
+  TESSERA_HOST_DEVICE void operator()(Wavespeed wavespeed, Dt dt, Time time, Steps steps, Failed failed) const {
+    const double ws = static_cast<double>(*wavespeed), t = *time;
+    T step = 0;
+    if (*failed == 0 && t < t_final) {
+      if (!(ws > 0) || !(ws <= DBL_MAX)) {
+        *failed = 1;
+      } else {
+        const double remaining = t_final - t, full = cfl * h / ws;
+        const bool last = full >= remaining;
+        step = static_cast<T>(last ? remaining : full);
+        *time = last ? t_final : t + static_cast<double>(step);
+        *steps = *steps + 1;
+      }
+    }
+    *dt = step;
+  }
+};
+
+/// out = in, field by field (a step of dt = 0).
+template <typename To, typename From>
+TESSERA_HOST_DEVICE TESSERA_FORCE_INLINE void copy_state(To&& to, const From& from) {
+  to.density() = from.density();
+  to.energy() = from.energy();
+  to.velocity()[0] = from.velocity()[0];
+  to.velocity()[1] = from.velocity()[1];
+}
+
 /// One first-order FORCE sweep along Dim: out = in - dt/h (F(i+1/2) - F(i-1/2)). Reads in's
 /// padding along Dim, so in's boundary and halo must be loaded first. Given a reduce_into
 /// contribution as well, it contributes the updated cell's max_wavespeed, computed from the
@@ -68,12 +110,20 @@ struct Sweep {
   static constexpr std::size_t x_reach = Dim == 0 ? 1 : 0;
   IdealGas<T> gas;
   T h;  ///< cell width
+  // A step of dt = 0 (past t_final, or after a failed one) copies the state: the update would
+  // store (rho u) / rho, which need not be u again.
   template <typename In, typename Out>
   TESSERA_HOST_DEVICE void operator()(In in, Out out, T dt) const {
+    if (dt == T(0)) return copy_state(*out, *in);
     store(*out, updated(in, dt));
   }
   template <typename In, typename Out, typename Contribution>
   TESSERA_HOST_DEVICE void operator()(In in, Out out, T dt, Contribution wavespeed) const {
+    if (dt == T(0)) {
+      copy_state(*out, *in);
+      *wavespeed = gas.max_wavespeed(*in);
+      return;
+    }
     const Conserved<T> q = updated(in, dt);
     const State<T> next(q.rho, q.e, {q.mx / q.rho, q.my / q.rho});  // what store() writes
     store(*out, q);

@@ -29,6 +29,7 @@ struct Settings {
   std::size_t check_finite_every = 0;  // 0: only before each output and at the end
   std::string restart;
   std::string trace;  // a Chrome/Perfetto trace of the steps' nodes and device streams
+  std::size_t steps_per_run = 16;  // steps a run of the step graph takes when no host work is due
 };
 
 inline void add_options(CLI::App& app, Settings& s) {
@@ -82,6 +83,12 @@ inline void add_options(CLI::App& app, Settings& s) {
   app.add_option("--restart", s.restart, "continue from a checkpoint of the same problem and size")
       ->check(not_an_option);
   app.add_option("--trace", s.trace, "write a Chrome/Perfetto trace of the steps")->check(not_an_option);
+  app.add_option("--steps-per-run", s.steps_per_run,
+                 "steps the devices take back to back, without the host, between output and progress lines "
+                 "(1: the host waits after every step)")
+      ->capture_default_str()
+      ->check(not_negative)
+      ->check(CLI::Range(1, 1 << 16));
 }
 
 /// What the parsed settings cannot do in this build, found before any device or file is touched.

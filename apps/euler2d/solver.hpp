@@ -5,12 +5,16 @@
 // device, as in Ripple §8). One step is Ripple's Listing 12 with the wavespeed reduction folded
 // into the y sweep:
 //
-//   dt (from the max wavespeed) -> boundary(in) -> x sweep in->out -> boundary(out)
-//   -> y sweep out->in, which also reduces the new state's max wavespeed for the next step
+//   clock (dt from the max wavespeed, t += dt) -> boundary(in) -> x sweep in->out
+//   -> boundary(out) -> y sweep out->in, which also reduces the new state's max wavespeed
 //
 // so the state is back in `in` after every step and no swap is needed, and a step reads the
-// state twice instead of three times (a separate reduction read 32 of a step's 160 B a cell,
-// and on a GPU put a second round trip to the host in every step). The constructor and
+// state twice instead of three times (a separate reduction read 32 of a step's 160 B a cell).
+// The clock lives beside the state, in tensors of one site (the max wavespeed, dt, t, the step
+// count): the y sweep reduces into one (reduce_into a tensor), a one-site kernel turns it into
+// dt and advances t, and the sweeps read dt through tessera::uniform. So on a device nothing in
+// a step waits for the host, and a graph of several steps (add_steps) runs them back to back;
+// the host reads the clock only when asked (time(), steps(), finished()). The constructor and
 // restore_clock() reduce the state once; whoever else writes it calls refresh_wavespeed().
 //
 //   tessera::DeviceSet devices = tessera::DeviceSet::select("sim:4:64MiB");
@@ -77,23 +81,31 @@ class EulerSolver {
         gas_{static_cast<T>(problem_.gamma)},
         h_(static_cast<T>(problem_.h)),
         in_(memory, extent(), tensor_options("state", 1)),
-        out_(memory, extent(), tensor_options("state_half_step", 1)) {
+        out_(memory, extent(), tensor_options("state_half_step", 1)),
+        wavespeed_(memory, one_site(), clock_options("max_wavespeed")),
+        dt_(memory, one_site(), clock_options("dt")),
+        time_(memory, one_site(), clock_options("time")),
+        steps_(memory, one_site(), clock_options("steps")),
+        failed_(memory, one_site(), clock_options("failed")) {
     initialise();
+    set_clock(0.0, 0);
     refresh_wavespeed();
   }
 
-  /// One time step (Ripple Listing 12, the reduction in the y sweep). Past t_final, dt is 0 and
-  /// the state does not change.
+  /// One time step (Ripple Listing 12, the reduction in the y sweep). At or past t_final, dt is
+  /// 0 and the state does not change. Throws tessera::Error when the state has lost positivity.
   void step() {
-    set_dt();
+    tessera::for_each(executor_, clock(), tessera::read_only(wavespeed_), tessera::write_only(dt_), time_, steps_,
+                      failed_);
     set_boundary(in_);
     in_.exchange_padding(tessera::StencilShape::along({0}));  // each sweep reads along its own dimension
-    tessera::for_each(executor_, Sweep<0, T>{gas_, h_}, tessera::read_only(in_), tessera::write_only(out_), dt_);
+    tessera::for_each(executor_, Sweep<0, T>{gas_, h_}, tessera::read_only(in_), tessera::write_only(out_),
+                      tessera::uniform(dt_));
     set_boundary(out_);
     out_.exchange_padding(tessera::StencilShape::along({1}));
-    tessera::for_each(executor_, Sweep<1, T>{gas_, h_}, tessera::read_only(out_), tessera::write_only(in_), dt_,
-                      tessera::reduce_into(max_wavespeed_, tessera::Max{}));
-    finish_step();
+    tessera::for_each(executor_, Sweep<1, T>{gas_, h_}, tessera::read_only(out_), tessera::write_only(in_),
+                      tessera::uniform(dt_), tessera::reduce_into(wavespeed_, tessera::Max{}));
+    check_clock();
   }
 
   /// Appends one step to a graph, as step() does it, so that `g.run_n(executor, n)` takes n
@@ -104,15 +116,24 @@ class EulerSolver {
   ///   solver.add_step(g);
   ///   g.run_until(executor, [&] { return solver.finished(); }).get();
   void add_step(tessera::Graph& g) {
-    g.then([this] { set_dt(); });
+    g.then_split(clock(), tessera::read_only(wavespeed_), tessera::write_only(dt_), time_, steps_, failed_);
     add_boundary(g, in_);
     // Each sweep reads its neighbours along its own dimension only: only those faces move.
     g.then_split(Sweep<0, T>{gas_, h_}, tessera::concurrent_padded_access(in_, tessera::StencilShape::along({0})),
-                 tessera::write_only(out_), std::cref(dt_));
+                 tessera::write_only(out_), tessera::uniform(dt_));
     add_boundary(g, out_);
     g.then_split(Sweep<1, T>{gas_, h_}, tessera::concurrent_padded_access(out_, tessera::StencilShape::along({1})),
-                 tessera::write_only(in_), std::cref(dt_), tessera::reduce_into(max_wavespeed_, tessera::Max{}))
-        .then([this] { finish_step(); });
+                 tessera::write_only(in_), tessera::uniform(dt_), tessera::reduce_into(wavespeed_, tessera::Max{}));
+  }
+  /// Appends n steps (add_step n times): one run of the graph takes n steps, which on a device
+  /// follow each other without the host, where one step a run waits for the host between
+  /// steps. Steps past t_final change nothing (dt is 0), so a run may overshoot it.
+  ///
+  ///   tessera::Graph g("euler steps");
+  ///   solver.add_steps(g, 16);
+  ///   while (!solver.finished()) g.run(executor).get();
+  void add_steps(tessera::Graph& g, std::size_t n) {
+    for (std::size_t k = 0; k < n; ++k) add_step(g);
   }
 
   /// Reduces the largest wavespeed of the state as it is now. Steps keep it current themselves
@@ -120,34 +141,38 @@ class EulerSolver {
   /// restore_clock(), which calls it, or the next step's dt comes from the state before.
   ///
   ///   solver.state().fill_from(cells.data());  solver.refresh_wavespeed();
-  void refresh_wavespeed() { tessera::reduce(executor_, in_, max_wavespeed_, tessera::Max{}, Wavespeed<T>{gas_}); }
+  void refresh_wavespeed() {
+    tessera::ReductionResult<T> largest;
+    tessera::reduce(executor_, in_, largest, tessera::Max{}, Wavespeed<T>{gas_});
+    const T v = largest.value();
+    wavespeed_.fill_from(&v);
+  }
 
   /// Steps until t_final; returns the number of steps taken.
   std::size_t run() {
-    const std::size_t before = steps_;
+    const std::size_t before = steps();
     while (!finished()) step();
-    return steps_ - before;
+    return steps() - before;
   }
   /// At most n steps (fewer if t_final comes first).
   void run(std::size_t n) {
     for (std::size_t k = 0; k < n && !finished(); ++k) step();
   }
 
-  // -- the pieces of a step, for a tessera::Graph (plain nodes) -------------------------------
-
-  /// dt = min(cfl h / max wavespeed, t_final - t), from the completed reduction.
-  void set_dt() {
-    const double ws = static_cast<double>(max_wavespeed_.value());
-    if (!(ws > 0) || !std::isfinite(ws))
-      throw tessera::Error("EulerSolver '" + problem_.name + "': the largest wavespeed is " + std::to_string(ws) +
-                           " at t = " + std::to_string(t_) + " (step " + std::to_string(steps_) +
-                           "): the state has lost positivity; lower the CFL number or refine the grid");
-    const double remaining = problem_.t_final - t_;
-    double dt = options_.cfl * problem_.h / ws;
-    last_step_ = dt >= remaining;
-    if (last_step_) dt = std::max(remaining, 0.0);
-    dt_ = static_cast<T>(dt);
+  /// Throws tessera::Error when a step met a largest wavespeed that is not positive and finite
+  /// (the state has lost positivity), naming it, the time and the step; the clock stops there.
+  void check_clock() const {
+    if (read(failed_) == 0) return;
+    throw tessera::Error("EulerSolver '" + problem_.name + "': the largest wavespeed is " +
+                         std::to_string(static_cast<double>(max_wavespeed())) + " at t = " + std::to_string(time()) +
+                         " (step " + std::to_string(steps()) +
+                         "): the state has lost positivity; lower the CFL number or refine the grid");
   }
+
+  // -- the pieces of a step -----------------------------------------------------------------
+
+  /// The clock kernel (see AdvanceClock).
+  AdvanceClock<T> clock() const { return AdvanceClock<T>{options_.cfl, problem_.h, problem_.t_final}; }
   /// Loads the outer padding of `t`: the ZeroGradientEdges kernel (transmissive) or Periodic.
   void set_boundary(state_tensor& t) {
     if (problem_.boundary == Boundary::periodic)
@@ -162,12 +187,6 @@ class EulerSolver {
     else
       g.then_split(edges_only(), ZeroGradientEdges{}, t);
   }
-  /// Advances the clock by the step's dt (to exactly t_final on the last step).
-  void finish_step() {
-    t_ = last_step_ ? std::max(t_, problem_.t_final) : t_ + static_cast<double>(dt_);
-    ++steps_;
-  }
-
   /// Sets the clock after state() was restored from a checkpoint taken at time t, step `steps`,
   /// and reduces the restored state's largest wavespeed (refresh_wavespeed()). Collective
   /// across ranks.
@@ -178,19 +197,24 @@ class EulerSolver {
     if (!(t >= 0) || !std::isfinite(t))
       throw tessera::Error("EulerSolver '" + problem_.name + "': restore_clock(" + std::to_string(t) +
                            ", ...): the time must be finite and non-negative");
-    t_ = t;
-    steps_ = steps;
-    last_step_ = false;
+    set_clock(t, steps);
     refresh_wavespeed();
   }
 
   // -- accessors --------------------------------------------------------------------------------
 
-  double time() const noexcept { return t_; }
-  bool finished() const noexcept { return t_ >= problem_.t_final; }
-  std::size_t steps() const noexcept { return steps_; }
-  /// The last step's dt (a reference, so a graph node can take std::cref(solver.dt())).
-  const T& dt() const noexcept { return dt_; }
+  // The clock, read from its tensors (each waits for the steps in flight to write it).
+  double time() const { return read(time_); }
+  /// Whether t has reached t_final. Throws tessera::Error when a step failed (check_clock).
+  bool finished() const {
+    check_clock();
+    return time() >= problem_.t_final;
+  }
+  std::size_t steps() const { return static_cast<std::size_t>(read(steps_)); }
+  /// The last step's dt (0 once t_final is reached).
+  T dt() const { return read(dt_); }
+  /// The largest wavespeed of the state, which the next step's dt comes from.
+  T max_wavespeed() const { return read(wavespeed_); }
   const Problem& problem() const noexcept { return problem_; }
   const SolverOptions& options() const noexcept { return options_; }
   const IdealGas<T>& gas() const noexcept { return gas_; }
@@ -203,7 +227,6 @@ class EulerSolver {
   state_tensor& state() noexcept { return in_; }
   const state_tensor& state() const noexcept { return in_; }
   state_tensor& half_step() noexcept { return out_; }
-  tessera::ReductionResult<T>& max_wavespeed() noexcept { return max_wavespeed_; }
 
   /// Every cell's state, x fastest (cell (i, j) at i + nx j). Collective across ranks.
   std::vector<State<T>> gather() const {
@@ -242,8 +265,8 @@ class EulerSolver {
     if (bad == 0) return;
     const State<T>& c = cells[first];
     const T v[4] = {c.density(), c.energy(), c.velocity()[0], c.velocity()[1]};
-    throw tessera::Error("EulerSolver '" + problem_.name + "': at step " + std::to_string(steps_) +
-                         " (t = " + std::to_string(t_) + ") the " + names[field] + " of cell (" +
+    throw tessera::Error("EulerSolver '" + problem_.name + "': at step " + std::to_string(steps()) +
+                         " (t = " + std::to_string(time()) + ") the " + names[field] + " of cell (" +
                          std::to_string(first % problem_.nx) + ", " + std::to_string(first / problem_.nx) + ") is " +
                          std::to_string(static_cast<double>(v[field])) + ", and " + std::to_string(bad - 1) +
                          " other cell(s) are not finite either");
@@ -278,6 +301,23 @@ class EulerSolver {
     return o;
   }
   tessera::Extent<2> extent() const { return tessera::Extent<2>{problem_.nx, problem_.ny}; }
+  static tessera::Extent<1> one_site() { return tessera::Extent<1>{1}; }
+  // Every rank keeps a clock of its own (they agree: the reduction is combined over ranks).
+  static tessera::TensorOptions<1> clock_options(const char* name) { return tessera::TensorOptions<1>{}.named(name); }
+  template <typename V>
+  static V read(const tessera::Tensor<V, 1>& t) {
+    V v{};
+    t.gather_to(&v);
+    return v;
+  }
+  void set_clock(double t, std::size_t steps) {
+    const double count = static_cast<double>(steps), zero = 0;
+    const T no_step = 0;
+    time_.fill_from(&t);
+    steps_.fill_from(&count);
+    failed_.fill_from(&zero);
+    dt_.fill_from(&no_step);
+  }
   tessera::TensorOptions<2> tensor_options(const char* name, std::int64_t padding) const {
     tessera::TensorOptions<2> o;
     o.partitions = *options_.partitions;
@@ -312,11 +352,13 @@ class EulerSolver {
   T h_;
   state_tensor in_;
   state_tensor out_;
-  tessera::ReductionResult<T> max_wavespeed_;
-  T dt_ = 0;
-  double t_ = 0;
-  bool last_step_ = false;
-  std::size_t steps_ = 0;
+  // The clock (one site each): the state's max wavespeed, the last step's dt, t, the steps
+  // taken (a double: exact to 2^53) and whether a step failed (0 or 1).
+  tessera::Tensor<T, 1> wavespeed_;
+  tessera::Tensor<T, 1> dt_;
+  tessera::Tensor<double, 1> time_;
+  tessera::Tensor<double, 1> steps_;
+  tessera::Tensor<double, 1> failed_;
 };
 
 }  // namespace euler2d

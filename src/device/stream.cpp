@@ -49,6 +49,16 @@ std::string StreamCapture::spoiled() const {
   return spoiled_;
 }
 
+void StreamCapture::add_effect(std::shared_ptr<ReplayEffect> effect) {
+  std::lock_guard lock(effects_mutex_);
+  effects_.push_back(std::move(effect));
+}
+
+std::vector<std::shared_ptr<ReplayEffect>> StreamCapture::take_effects() {
+  std::lock_guard lock(effects_mutex_);
+  return std::move(effects_);
+}
+
 void StreamCapture::spoil(const std::string& why) noexcept {
   std::lock_guard lock(spoiled_mutex_);
   if (is_spoiled_) return;

@@ -38,6 +38,11 @@ void* BufferState::prepare(std::size_t space, Stream& stream, Access mode, RowRa
   if (space != 0) core->touch(*this, space);
   if (access_reads(mode)) {
     const std::size_t copied = transferred_.total();
+    recording_ = stream.capturing() ? &stream : nullptr;
+    struct Reset {
+      Stream*& recording;
+      ~Reset() { recording = nullptr; }
+    } reset{recording_};
     make_valid(space, r);
     // Copies chosen by this run's state: a recording of the work must not replay them blindly.
     if (transferred_.total() != copied)
@@ -67,7 +72,15 @@ void BufferState::finish(std::size_t space, Stream& stream, Access mode, RowRang
                 "); call finish once per prepare, with the same space, stream, mode and rows");
   }
   in_flight_.erase(it);
+  ended(space, stream, mode, r);
+  // A recording of this work redoes the above at each replay, which calls neither prepare nor
+  // finish.
+  stream.note_replay_effect([&]() -> std::shared_ptr<ReplayEffect> {
+    return std::make_shared<AccessReplay>(shared_from_this(), space, replicas[space].data, mode, r);
+  });
+}
 
+void BufferState::ended(std::size_t space, Stream& stream, Access mode, RowRange r) {
   const Event done = stream.record();
   Replica& replica = replicas[space];
   if (access_writes(mode)) {
@@ -79,6 +92,27 @@ void BufferState::finish(std::size_t space, Stream& stream, Access mode, RowRang
   keep_alive_until(stream);
   if (space == 0 && access_writes(mode)) note_host_write_ended(r);
 }
+
+bool BufferState::replayable(std::size_t space, const std::byte* data, Access mode, RowRange r) const {
+  std::lock_guard lock(mutex);
+  const Replica& replica = replicas[space];
+  if (replica.data != data) return false;  // evicted since (and perhaps placed anew)
+  return !access_reads(mode) || replica.valid.contains(r);
+}
+
+void BufferState::replayed(std::size_t space, Stream& stream, Access mode, RowRange r) {
+  std::lock_guard lock(mutex);
+  if (space != 0) host_sole_.store(nullptr, std::memory_order_relaxed);
+  ended(space, stream, mode, r);
+}
+
+AccessReplay::AccessReplay(std::shared_ptr<BufferState> state, std::size_t space, const std::byte* data, Access mode,
+                           RowRange rows)
+    : state_(std::move(state)), space_(space), data_(data), mode_(mode), rows_(rows) {}
+
+bool AccessReplay::ready() const { return state_->replayable(space_, data_, mode_, rows_); }
+
+void AccessReplay::replayed(Stream& origin) { state_->replayed(space_, origin, mode_, rows_); }
 
 void BufferState::note_host_write_ended(RowRange r) {
   if (r.begin != 0 || r.end != rows || !in_flight_.empty() || !holds_.empty()) return;
@@ -101,7 +135,7 @@ std::future<void*> BufferState::request(Access mode, RowRange r) {
 
   // The host may touch the rows once the stream work writing them (copies in) has run, and,
   // when it writes, once the work reading them (copies out) has too.
-  std::erase_if(host.pending, [](const PendingWork& w) { return w.done.ready(); });
+  std::erase_if(host.pending, [](const PendingWork& w) { return settled(w); });
   std::vector<const PendingWork*> before;
   for (const PendingWork& w : host.pending)
     if (w.rows.overlaps(r) && (w.writes || access_writes(mode))) before.push_back(&w);

@@ -7,6 +7,7 @@
 #include "memory_core.hpp"
 
 #include <atomic>
+#include <tessera/device/capture.hpp>
 #include <tessera/device/stream.hpp>
 #include <tessera/memory/access.hpp>
 #include <tessera/memory/row_ranges.hpp>
@@ -70,6 +71,12 @@ class BufferState : public std::enable_shared_from_this<BufferState> {
   /// Buffer::host_if_sole.
   void* host_if_sole() const noexcept { return host_sole_.load(std::memory_order_acquire); }
 
+  /// Whether work recorded with an access to `r` of the replica in `space` (at `data` then) may be
+  /// replayed: the replica is still there and, when the access reads, holds every row of `r`.
+  bool replayable(std::size_t space, const std::byte* data, Access mode, RowRange r) const;
+  /// The bookkeeping of finish() for a replay of such work, enqueued on `stream`.
+  void replayed(std::size_t space, Stream& stream, Access mode, RowRange r);
+
   // For MemoryCore's eviction, with `mutex` held by the evicting thread.
   /// No access in flight on the replica and no host hold: nothing would notice it vanish.
   bool evictable(std::size_t space) const;
@@ -115,11 +122,21 @@ class BufferState : public std::enable_shared_from_this<BufferState> {
   /// its reads too when the new work writes.
   void wait_for(Stream& stream, Replica& replica, RowRange r, bool include_reads);
   void record(Replica& replica, RowRange r, const Event& done, Stream* stream, bool writes);
+  /// What finish() records once the access is off the books: the work's end on `stream`, and,
+  /// for a write, the replica as the only valid one of `r`.
+  void ended(std::size_t space, Stream& stream, Access mode, RowRange r);
   void keep_alive_until(Stream& stream);
 
   /// Under `mutex`, when a host write of `r` has ended: marks the host replica the sole valid
   /// copy when it is (every row written, nothing else in flight or held, no other replica valid).
   void note_host_write_ended(RowRange r);
+
+  /// While prepare() makes rows valid for work a capture records: the recording stream.
+  Stream* recording_ = nullptr;
+  /// Whether `w` has run: its event is ready and was not recorded for a capture still recording.
+  static bool settled(const PendingWork& w);
+  /// Whether work being recorded (not run yet) writes rows of `r` in `replica`.
+  bool written_by_recording(const Replica& replica, RowRange r) const;
 
   std::vector<AccessInFlight> in_flight_;
   std::vector<HostHold> holds_;  // host readers share rows; a host writer has them alone
@@ -127,6 +144,23 @@ class BufferState : public std::enable_shared_from_this<BufferState> {
   // The host replica while it is the only valid copy and only host work has touched the buffer
   // since a host write of every row; cleared by any device access or host request.
   std::atomic<void*> host_sole_{nullptr};
+};
+
+/// A buffer access in recorded work (BufferState::finish while its stream records), redone at
+/// each replay.
+class AccessReplay final : public ReplayEffect {
+ public:
+  AccessReplay(std::shared_ptr<BufferState> state, std::size_t space, const std::byte* data, Access mode,
+               RowRange rows);
+  bool ready() const override;
+  void replayed(Stream& origin) override;
+
+ private:
+  std::shared_ptr<BufferState> state_;
+  std::size_t space_;
+  const std::byte* data_;
+  Access mode_;
+  RowRange rows_;
 };
 
 }  // namespace tessera::detail

@@ -86,15 +86,30 @@ void BufferState::transfer(std::size_t from, std::size_t to, RowRange r) {
   copy(from, to, r);
 }
 
+bool BufferState::settled(const PendingWork& w) {
+  // An event recorded while its stream records for a capture reads as ready (so that a stray
+  // wait on it cannot hang), but the work it stands for has not run: keep it while recording.
+  return w.done.ready() && !w.stream->capturing();
+}
+
+bool BufferState::written_by_recording(const Replica& replica, RowRange r) const {
+  return std::any_of(replica.pending.begin(), replica.pending.end(), [&](const PendingWork& w) {
+    return w.writes && w.rows.overlaps(r) && w.stream->capturing();
+  });
+}
+
 void BufferState::copy(std::size_t from, std::size_t to, RowRange r) {
   Replica& src = replicas[from];
   Replica& dst = replicas[to];
   const CopyDirection direction = from == 0 ? CopyDirection::host_to_device
                                   : to == 0 ? CopyDirection::device_to_host
                                             : CopyDirection::device_to_device;
-  // The device end runs the copy; between devices, the source's d2d stream (a peer copy).
-  Device& device = core->device(from == 0 ? to : from);
-  Stream& stream = device.copy_stream(direction);
+  // The device end runs the copy; between devices, the source's d2d stream (a peer copy). Rows
+  // that work being recorded writes are not written yet: their copy joins the recording, after
+  // that work, on the stream that records the work reading them.
+  const bool in_recording = recording_ != nullptr && written_by_recording(src, r);
+  Device& device = in_recording ? recording_->device() : core->device(from == 0 ? to : from);
+  Stream& stream = in_recording ? *recording_ : device.copy_stream(direction);
   wait_for(stream, src, r, false);
   wait_for(stream, dst, r, true);
   const std::size_t offset = r.begin * row_bytes, n = r.size() * row_bytes;
@@ -111,7 +126,7 @@ void BufferState::copy(std::size_t from, std::size_t to, RowRange r) {
 }
 
 void BufferState::wait_for(Stream& stream, Replica& replica, RowRange r, bool include_reads) {
-  std::erase_if(replica.pending, [](const PendingWork& w) { return w.done.ready(); });
+  std::erase_if(replica.pending, [](const PendingWork& w) { return settled(w); });
   // Work on one stream runs in order, so the last conflicting event of each other stream covers
   // the earlier ones, and work on `stream` itself needs no wait at all.
   std::vector<const PendingWork*> last_per_stream;

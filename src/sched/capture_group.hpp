@@ -36,6 +36,9 @@ struct CaptureGroup : Task {
   std::atomic<std::uint8_t> holds{0};
 
   std::unique_ptr<CapturedWork> work;  // null until captured
+  /// What the recording did besides its work (the memory layer's bookkeeping), redone after
+  /// each replay; a replay waits for a new recording while one of them is not ready.
+  std::vector<std::shared_ptr<ReplayEffect>> effects;
   bool stale = true;                   // record again at the next grouped run
   Topology* topology = nullptr;
 };

@@ -328,7 +328,10 @@ void ExecutorImpl::run_group(CaptureGroup* g, Worker& w) {
   }
   const bool tracing = tracing_.load(std::memory_order_relaxed);
   const auto begin = tracing ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
-  const bool recording = g->work == nullptr || g->stale;
+  // A replay's data must be where the recording found it (not evicted, not written elsewhere
+  // since): otherwise record again, which moves it.
+  const bool recording = g->work == nullptr || g->stale ||
+                         !std::all_of(g->effects.begin(), g->effects.end(), [](const auto& e) { return e->ready(); });
   g->holds.store(2, std::memory_order_relaxed);  // this worker's and the stream's
   bool launched = false;
   try {
@@ -338,6 +341,8 @@ void ExecutorImpl::run_group(CaptureGroup* g, Worker& w) {
     origin.device().make_current();
     try {
       g->work->launch();
+      if (!recording)
+        for (const auto& e : g->effects) e->replayed(origin);
     } catch (...) {
       std::rethrow_exception(node_failure(*g->nodes[0], std::current_exception()));
     }
@@ -375,8 +380,10 @@ void ExecutorImpl::record_group(CaptureGroup& g) {
   }
   try {
     g.work = capture->finish(std::move(g.work));
+    g.effects = capture->take_effects();
   } catch (...) {
     g.work.reset();
+    g.effects.clear();
     std::rethrow_exception(node_failure(*g.nodes[0], std::current_exception()));
   }
   g.topology->graph->recordings_.fetch_add(1, std::memory_order_relaxed);

@@ -15,8 +15,11 @@
 #include <mutex>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace tessera {
+
+class Stream;
 
 /// Work recorded by a StreamCapture, launched as a whole on the stream the capture began on.
 class CapturedWork {
@@ -31,6 +34,21 @@ class CapturedWork {
   /// on the host (CUDA) report nothing here; their errors reach the next checked call. Must
   /// outlive its launches.
   virtual std::exception_ptr take_error(std::string& /*label*/) noexcept { return nullptr; }
+};
+
+/// What recorded work did besides the work itself: the memory layer's bookkeeping of a buffer
+/// access (which replica is valid, what later work must wait for), redone after every replay, and
+/// the condition for replaying it at all (the data it read is still where it read it). Without
+/// it a replay would leave that bookkeeping as the recording run left it, and whatever read the
+/// data next elsewhere (the host, another device) would read what the recording wrote.
+class ReplayEffect {
+ public:
+  virtual ~ReplayEffect() = default;
+  /// Whether the recording may be replayed now; false: record it again.
+  virtual bool ready() const = 0;
+  /// After a replay was enqueued on `origin` (the capture's first stream, which later work
+  /// follows on every stream the capture spans).
+  virtual void replayed(Stream& origin) = 0;
 };
 
 /// A capture in progress (Stream::begin_capture). Work enqueued on its streams is recorded, not
@@ -51,11 +69,17 @@ class StreamCapture {
   std::string spoiled() const;
   /// Called through Stream::spoil_capture by the capture's streams; keeps the first reason.
   void spoil(const std::string& why) noexcept;
+  /// Called through Stream::note_replay_effect by the capture's streams.
+  void add_effect(std::shared_ptr<ReplayEffect> effect);
+  /// What the recording did besides its work (ReplayEffect), in the order it was done.
+  std::vector<std::shared_ptr<ReplayEffect>> take_effects();
 
  private:
   mutable std::mutex spoiled_mutex_;
   bool is_spoiled_ = false;
   std::string spoiled_;
+  std::mutex effects_mutex_;
+  std::vector<std::shared_ptr<ReplayEffect>> effects_;
 };
 
 }  // namespace tessera

@@ -9,10 +9,13 @@
 #include <string>
 #include <string_view>
 
+#include "tessera/core/function_ref.hpp"
+
 namespace tessera {
 
 class Device;
 class StreamCapture;
+class ReplayEffect;
 
 namespace detail {
 struct EventState;
@@ -105,6 +108,11 @@ public:
   /// that a replay would not see (the memory layer copying stale rows in first): the recording
   /// then runs once and is not replayed (StreamCapture::spoiled). Nothing when not recording.
   virtual void spoil_capture(const std::string& /*why*/) noexcept {}
+  /// Whether work enqueued on this stream now is recorded for a capture rather than run.
+  virtual bool capturing() const noexcept { return false; }
+  /// While this stream records for a capture: keeps `make()`'s effect with the recording, to be
+  /// redone after each replay (ReplayEffect). Nothing (and no call of `make`) when not recording.
+  virtual void note_replay_effect(FunctionRef<std::shared_ptr<ReplayEffect>()> /*make*/) {}
 
 protected:
   Stream(Device* device, StreamRole role, std::string name) : device_(device), role_(role), name_(std::move(name)) {}

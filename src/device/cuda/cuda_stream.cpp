@@ -391,6 +391,10 @@ std::unique_ptr<StreamCapture> CudaStream::begin_capture(std::span<Stream* const
   return std::make_unique<CudaCapture>(std::move(streams), events_);
 }
 
+void CudaStream::note_replay_effect(FunctionRef<std::shared_ptr<ReplayEffect>()> make) {
+  if (CudaCapture* capture = capture_.load(std::memory_order_acquire)) capture->add_effect(make());
+}
+
 void CudaStream::spoil_capture(const std::string& why) noexcept {
   if (CudaCapture* capture = capture_.load(std::memory_order_acquire)) capture->spoil(why);
 }

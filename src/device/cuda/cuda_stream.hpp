@@ -47,6 +47,8 @@ class CudaStream final : public Stream, public TraceSource {
   std::string capture_refusal(std::span<Stream* const> others) const override;
   std::unique_ptr<StreamCapture> begin_capture(std::span<Stream* const> others) override;
   void spoil_capture(const std::string& why) noexcept override;
+  bool capturing() const noexcept override { return capture_.load(std::memory_order_acquire) != nullptr; }
+  void note_replay_effect(FunctionRef<std::shared_ptr<ReplayEffect>()> make) override;
   /// Set by a CudaCapture while it records this stream (null otherwise): host functions and
   /// retained objects then belong to the recording.
   void attach_capture(CudaCapture* capture) noexcept;

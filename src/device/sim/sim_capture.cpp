@@ -220,6 +220,16 @@ std::unique_ptr<StreamCapture> SimStream::begin_capture(std::span<Stream* const>
   return std::make_unique<SimCapture>(std::move(streams));
 }
 
+void SimStream::note_replay_effect(FunctionRef<std::shared_ptr<ReplayEffect>()> make) {
+  std::lock_guard lock(mutex_);
+  if (capture_ != nullptr) capture_->add_effect(make());
+}
+
+bool SimStream::capturing() const noexcept {
+  std::lock_guard lock(mutex_);
+  return capture_ != nullptr;
+}
+
 void SimStream::spoil_capture(const std::string& why) noexcept {
   std::lock_guard lock(mutex_);
   if (capture_ != nullptr) capture_->spoil(why);

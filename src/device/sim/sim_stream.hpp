@@ -39,6 +39,8 @@ public:
   std::string capture_refusal(std::span<Stream* const> others) const override;
   std::unique_ptr<StreamCapture> begin_capture(std::span<Stream* const> others) override;
   void spoil_capture(const std::string& why) noexcept override;
+  bool capturing() const noexcept override;
+  void note_replay_effect(FunctionRef<std::shared_ptr<ReplayEffect>()> make) override;
 
   std::string track_name() const override { return name(); }
   void drain(std::vector<TraceEvent>& out) override;
@@ -63,7 +65,7 @@ private:
   void record_into(std::shared_ptr<EventState> state) override;
   void run();
 
-  std::mutex mutex_;
+  mutable std::mutex mutex_;
   std::condition_variable has_work_;
   std::deque<Item> queue_;
   SimCapture* capture_ = nullptr;  // set while a capture records this stream's work (under mutex_)
