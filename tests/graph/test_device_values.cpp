@@ -17,13 +17,13 @@
 #include <vector>
 
 #include "../tensor/tensor_test_support.hpp"
+#include "device_values_model.hpp"
 
 using namespace tessera;
+using namespace device_values;
 
 namespace {
 
-using Grid = Tensor<double, 2>;
-using Scalar = Tensor<double, 1>;
 
 class DeviceValues : public tensor_test::OnDevices {
  protected:
@@ -34,38 +34,16 @@ class DeviceValues : public tensor_test::OnDevices {
     return s;
   }
   /// One partition per accelerator, each cut into `blocks` blocks.
-  Grid grid(const char* name, std::size_t blocks = 2) {
+  Field field(const char* name, std::size_t blocks = 2) {
     TensorOptions<2> o;
     o.partitions = Extent<2>{1, std::max<std::size_t>(1, accelerators())};
     o.sub_partitions = Extent<2>{1, blocks};
-    return Grid(memory(), Extent<2>{40, 24}, o.named(name));
+    return Field(memory(), Extent<2>{40, 24}, o.named(name));
   }
   static double read(const Scalar& s) {
     double v = 0;
     s.gather_to(&v);
     return v;
-  }
-};
-
-double initial(std::int64_t i, std::int64_t j) { return static_cast<double>((5 * i + 3 * j) % 17); }
-
-/// u += step * (i mod 3), contributing the new value.
-struct Advance {
-  template <typename U, typename C>
-  TESSERA_HOST_DEVICE void operator()(U u, double step, C largest) const {
-    *u = *u + step * static_cast<double>(u.global_idx(0) % 3);
-    *largest = *u;
-  }
-};
-/// step = 2^-k for the k with largest * 2^-k in [1, 2), as a one-site kernel: the next step's
-/// coefficient from this step's total, on the device. Counts the steps it sets.
-struct NextStep {
-  template <typename Largest, typename Step, typename Count>
-  TESSERA_HOST_DEVICE void operator()(Largest largest, Step step, Count count) const {
-    double s = 1.0, m = *largest;
-    while (m >= 2.0) m *= 0.5, s *= 0.5;
-    *step = s;
-    *count = *count + 1.0;
   }
 };
 
@@ -88,55 +66,9 @@ struct Use {
   }
 };
 
-/// The host model: `steps` steps from the initial field.
-struct Model {
-  std::vector<double> u;
-  double largest = 0, step = 0, count = 0;
-};
-Model model(std::size_t nx, std::size_t ny, int steps) {
-  Model m;
-  m.u.resize(nx * ny);
-  for (std::size_t j = 0; j < ny; ++j)
-    for (std::size_t i = 0; i < nx; ++i)
-      m.u[i + nx * j] = initial(static_cast<std::int64_t>(i), static_cast<std::int64_t>(j));
-  m.largest = 16;  // the initial field's largest value
-  for (int k = 0; k < steps; ++k) {
-    double s = 1.0, v = m.largest;
-    while (v >= 2.0) v *= 0.5, s *= 0.5;
-    m.step = s;
-    m.count += 1;
-    m.largest = -1e300;
-    for (std::size_t j = 0; j < ny; ++j)
-      for (std::size_t i = 0; i < nx; ++i) {
-        double& x = m.u[i + nx * j];
-        x = x + s * static_cast<double>(i % 3);
-        m.largest = std::max(m.largest, x);
-      }
-  }
-  return m;
-}
-
-void fill_initial(Grid& u) {
-  const Extent<2> n = u.size();
-  std::vector<double> v(n.volume());
-  for (std::size_t j = 0; j < n.sizes[1]; ++j)
-    for (std::size_t i = 0; i < n.sizes[0]; ++i)
-      v[i + n.sizes[0] * j] = initial(static_cast<std::int64_t>(i), static_cast<std::int64_t>(j));
-  u.fill_from(v.data());
-}
-
-void expect_model(const Grid& u, double largest, double step, double count, const Model& m, const std::string& what) {
-  std::vector<double> got(u.size().volume());
-  u.gather_to(got.data());
-  EXPECT_EQ(got, m.u) << what;
-  EXPECT_EQ(largest, m.largest) << what;
-  EXPECT_EQ(step, m.step) << what;
-  EXPECT_EQ(count, m.count) << what;
-}
-
 TEST_P(DeviceValues, EagerStepsMatchTheModel) {
   for (const std::size_t blocks : {1, 2}) {
-    Grid u = grid("u", blocks);
+    Field u = field("u", blocks);
     fill_initial(u);
     Scalar largest = scalar("largest", 16), step = scalar("step", 0), count = scalar("count", 0);
     for (int k = 0; k < 5; ++k) {
@@ -152,7 +84,7 @@ TEST_P(DeviceValues, ManyStepsInOnePassMatchOneStepAPass) {
   for (const std::size_t blocks : {1, 2})
     for (const bool capture : {false, true}) {
       for (const int steps_in_graph : {1, per_pass}) {
-        Grid u = grid("u", blocks);
+        Field u = field("u", blocks);
         fill_initial(u);
         Scalar largest = scalar("largest", 16), step = scalar("step", 0), count = scalar("count", 0);
         Graph g("steps");
@@ -164,7 +96,18 @@ TEST_P(DeviceValues, ManyStepsInOnePassMatchOneStepAPass) {
         // runs: no final node, nothing on the host between a step's kernels and the next step's.
         const bool one_block = u.num_blocks() == 1;
         EXPECT_EQ(g.to_dot().find("final") == std::string::npos, one_block) << g.to_dot();
-        g.run_n(ex, static_cast<std::size_t>(passes * (per_pass / steps_in_graph))).get();
+        const int runs = passes * (per_pass / steps_in_graph);
+        for (int run = 1; run <= runs; ++run) {
+          g.run(ex).get();
+          // Read on the host between runs: a replay must leave the memory layer's bookkeeping as
+          // running the nodes would, or this read (and the next) would see the recording's values.
+          ASSERT_EQ(read(count), static_cast<double>(run * steps_in_graph)) << GetParam() << " run " << run;
+        }
+        if (capture && one_block && accelerators() > 0) {
+          // Nothing is copied in each run: the recording replays.
+          EXPECT_EQ(g.pass(0).capture_refusal(), "") << GetParam();
+          EXPECT_GT(g.pass(0).recordings(), 0u) << GetParam();
+        }
         expect_model(u, read(largest), read(step), read(count), model(40, 24, passes * per_pass),
                      GetParam() + ": " + std::to_string(u.num_blocks()) + " block(s), " +
                          std::to_string(steps_in_graph) + " step(s) a pass" + (capture ? ", captured" : ""));
@@ -173,7 +116,7 @@ TEST_P(DeviceValues, ManyStepsInOnePassMatchOneStepAPass) {
 }
 
 TEST_P(DeviceValues, ASumIntoATensorEqualsTheReductionResult) {
-  Grid u = grid("u");
+  Field u = field("u");
   fill_initial(u);
   Scalar total = scalar("total", -1);
   ReductionResult<double> expected;
@@ -188,7 +131,7 @@ TEST_P(DeviceValues, ASumIntoATensorEqualsTheReductionResult) {
 }
 
 TEST_P(DeviceValues, ATensorOfMoreThanOneSiteIsRefused) {
-  Grid u = grid("u");
+  Field u = field("u");
   Tensor<double, 1> two(memory(), Extent<1>{2}, TensorOptions<1>{}.named("two"));
   auto names = [](const char* what, const char* tensor) {
     return [=](const Error& e) {
@@ -228,5 +171,37 @@ TEST_P(DeviceValues, ATensorOfMoreThanOneSiteIsRefused) {
 }
 
 TENSOR_TEST_ON_DEVICES(DeviceValues);
+
+// docs/graph.md's example: 32 steps whose coefficient comes from the last step's total, in runs
+// of 8 steps.
+TEST(DeviceValuesDocs, StepsWithoutTheHost) {
+  tessera::DeviceSet devices = tessera::DeviceSet::select("sim:1");
+  tessera::MemoryManager memory(devices);
+  tessera::Executor ex;
+  tessera::Tensor<double, 2> u(memory, tessera::Extent<2>{40, 24});
+  fill_initial(u);
+  // DOC device-values begin
+  // One-site tensors that live beside u: the largest value, the step it sets, a step count.
+  tessera::TensorOptions<1> one;
+  tessera::Tensor<double, 1> largest(memory, tessera::Extent<1>{1}, one.named("largest"));
+  tessera::Tensor<double, 1> step(memory, tessera::Extent<1>{1}, one.named("step"));
+  tessera::Tensor<double, 1> count(memory, tessera::Extent<1>{1}, one.named("count"));
+  const double start[3] = {16.0, 0.0, 0.0};
+  largest.fill_from(&start[0]), step.fill_from(&start[1]), count.fill_from(&start[2]);
+
+  tessera::Graph g("steps");
+  for (int k = 0; k < 8; ++k)  // 8 steps a run: on a device, none waits for the host
+    g.then_split(NextStep{}, tessera::read_only(largest), tessera::write_only(step), count)
+        .then_split(Advance{}, u, tessera::uniform(step), tessera::reduce_into(largest, tessera::Max{}));
+  g.run_n(ex, 4).get();
+
+  double steps = 0;
+  count.gather_to(&steps);  // 32
+  // DOC device-values end
+  double l = 0, s = 0;
+  largest.gather_to(&l);
+  step.gather_to(&s);
+  expect_model(u, l, s, steps, model(40, 24, 32), "docs example");
+}
 
 }  // namespace
