@@ -93,9 +93,8 @@ bool BufferState::settled(const PendingWork& w) {
 }
 
 bool BufferState::written_by_recording(const Replica& replica, RowRange r) const {
-  return std::any_of(replica.pending.begin(), replica.pending.end(), [&](const PendingWork& w) {
-    return w.writes && w.rows.overlaps(r) && w.stream->capturing();
-  });
+  return std::any_of(replica.pending.begin(), replica.pending.end(),
+                     [&](const PendingWork& w) { return w.writes && w.rows.overlaps(r) && w.stream->capturing(); });
 }
 
 void BufferState::copy(std::size_t from, std::size_t to, RowRange r) {

@@ -24,7 +24,6 @@ using namespace device_values;
 
 namespace {
 
-
 class DeviceValues : public tensor_test::OnDevices {
  protected:
   Executor ex{ExecutorOptions{}};

@@ -114,7 +114,7 @@ public:
   /// redone after each replay (ReplayEffect). Nothing (and no call of `make`) when not recording.
   virtual void note_replay_effect(FunctionRef<std::shared_ptr<ReplayEffect>()> /*make*/) {}
 
-protected:
+ protected:
   Stream(Device* device, StreamRole role, std::string name) : device_(device), role_(role), name_(std::move(name)) {}
   /// Backends make `state` ready when the stream reaches the point of the call.
   virtual void record_into(std::shared_ptr<detail::EventState> state) = 0;

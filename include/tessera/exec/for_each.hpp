@@ -307,7 +307,7 @@ decltype(auto) with_slots(A&& a, Slots& slots) {
   using V = std::remove_cvref_t<A>;
   if constexpr (is_reduce_into_tensor<V>::value)
     return TensorReductionSlots<std::remove_pointer_t<decltype(a.tensor)>, decltype(a.reducer)>{a.tensor, slots.data(),
-                                                                                                 a.reducer};
+                                                                                                a.reducer};
   else if constexpr (is_reduce_into<V>::value)
     return ReductionSlots<typename Slots::value_type, decltype(a.reducer)>{slots.data(), a.reducer};
   else

@@ -107,8 +107,8 @@ struct is_tensor_reduction_slots<TensorReductionSlots<Tn, Reducer>> : std::true_
 template <TensorLike Tn>
 void check_reduction_tensor(const char* what, const Tn& t) {
   if (t.num_blocks() != 1 || t.size().volume() != 1)
-    throw Error(std::string(what) + ": reduce_into tensor '" + t.name() + "' has " +
-                std::to_string(t.size().volume()) + " sites in " + std::to_string(t.num_blocks()) +
+    throw Error(std::string(what) + ": reduce_into tensor '" + t.name() + "' has " + std::to_string(t.size().volume()) +
+                " sites in " + std::to_string(t.num_blocks()) +
                 " blocks; a reduction's total goes into a tensor of one site (extent 1, one partition)");
   if constexpr (requires { t.ranks(); })
     if (t.ranks() != nullptr)

@@ -377,7 +377,8 @@ class Graph {
         declare_access(final_node, target->buffer(0), Access::read_write);
       } else if constexpr (detail::is_stored_reduction<S>::value) {
         auto* result = s.result;
-        add_reduce_final(first, s.partials, [result](const auto& total) { result->set(total); }, s.reducer, parts);
+        add_reduce_final(
+            first, s.partials, [result](const auto& total) { result->set(total); }, s.reducer, parts);
       }
     };
     std::apply([&](auto&... s) { (add_final(s), ...); }, stored);
@@ -420,7 +421,8 @@ class Graph {
       record(e, GraphNodeRole::reduce_partial, " [b" + std::to_string(b) + "]");
       parts.push_back(node);
     }
-    add_reduce_final(tensor, partials, [&result](const R& total) { result.set(total); }, reducer, parts);
+    add_reduce_final(
+        tensor, partials, [&result](const R& total) { result.set(total); }, reducer, parts);
     return *this;
   }
 

@@ -92,7 +92,7 @@ TESSERA_HOST_DEVICE TESSERA_FORCE_INLINE const V& site_arg(const ValueArg<V>& a,
 
 template <typename T, std::size_t D>
 TESSERA_HOST_DEVICE TESSERA_FORCE_INLINE const T& site_arg(const UniformArg<T>& a, const LaunchShape<D>&,
-                                                          const Index<D>&) noexcept {
+                                                           const Index<D>&) noexcept {
   return *a.value;
 }
 

@@ -82,7 +82,8 @@ void reduce_block_on_cuda(Device& device, Stream& stream, const BA& arg, const L
   // A slot in device memory (reduce_into a tensor of one site) takes the total from the fold.
   const bool on_device = known && where.type == cudaMemoryTypeDevice;
   reduce_kernel<R, D><<<grid, reduce_threads, 0, cuda_stream>>>(arg, launch, n, reducer, map, scratch);
-  fold_partials_kernel<R><<<1, reduce_threads, 0, cuda_stream>>>(scratch, grid, reducer, on_device ? slot : scratch + grid);
+  fold_partials_kernel<R>
+      <<<1, reduce_threads, 0, cuda_stream>>>(scratch, grid, reducer, on_device ? slot : scratch + grid);
   if (pinned) {
     cudaMemcpyAsync(slot, scratch + grid, sizeof(R), cudaMemcpyDeviceToHost, cuda_stream);
   } else if (!on_device) {

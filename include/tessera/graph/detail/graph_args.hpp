@@ -107,7 +107,8 @@ struct StoredTensorReduction {
   TensorReductionSlots<Tn, Reducer> slots;
   void size_partials(std::size_t blocks, Device* pinned_from, bool one_process) {
     if (blocks == 1 && one_process) return;
-    partials = std::make_shared<PartialSlots<value_type>>(blocks, Reducer::template identity<value_type>(), pinned_from);
+    partials =
+        std::make_shared<PartialSlots<value_type>>(blocks, Reducer::template identity<value_type>(), pinned_from);
     slots.slots = partials->data();
   }
 };
