@@ -60,10 +60,10 @@ struct ReduceIntoTensor {
 
 /// As above, but the total goes into the one site of `tensor` (a Tensor of extent 1, one block)
 /// instead of a ReductionResult: it stays where the tensor lives, so a later kernel reads it
-/// through tessera::uniform(tensor) without the host waiting for it. Where the kernel runs in
-/// one block (one device, one rank) the block's fold writes the site in place, in stream order;
-/// otherwise the blocks' partials are combined on the host, as for a ReductionResult, and the
-/// site written there.
+/// through tessera::uniform(tensor) without the host waiting for it. A Graph split of one block
+/// (one device, one rank) folds into the site in place, in stream order; otherwise, and in an
+/// eager for_each (which waits anyway), the blocks' partials are combined on the host, as for a
+/// ReductionResult, and the site written there.
 ///
 ///   tessera::Tensor<double, 1> largest(memory, tessera::Extent<1>{1});
 ///   tessera::for_each(ex, kernel, u, tessera::reduce_into(largest, tessera::Max{}));
