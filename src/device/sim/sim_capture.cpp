@@ -25,11 +25,11 @@ SimCapture::SimCapture(std::vector<SimStream*> streams) : program_(std::make_sha
     if (s->capture_ != nullptr) {
       for (std::size_t k = 0; k < attached; ++k) {
         std::lock_guard undo(program_->streams[k]->mutex_);
-        program_->streams[k]->capture_ = nullptr;
+        program_->streams[k]->set_capture(nullptr);
       }
       throw Error("cannot capture work on " + s->name() + ": another capture is recording it");
     }
-    s->capture_ = this;
+    s->set_capture(this);
     ++attached;
   }
   attached_ = true;
@@ -41,7 +41,7 @@ void SimCapture::detach() noexcept {
   if (!attached_) return;
   for (SimStream* s : program_->streams) {
     std::lock_guard lock(s->mutex_);
-    s->capture_ = nullptr;
+    s->set_capture(nullptr);
   }
   attached_ = false;
 }
@@ -221,13 +221,9 @@ std::unique_ptr<StreamCapture> SimStream::begin_capture(std::span<Stream* const>
 }
 
 void SimStream::note_replay_effect(FunctionRef<std::shared_ptr<ReplayEffect>()> make) {
+  if (!capturing()) return;  // every Buffer access ends here: no lock when nothing records
   std::lock_guard lock(mutex_);
   if (capture_ != nullptr) capture_->add_effect(make());
-}
-
-bool SimStream::capturing() const noexcept {
-  std::lock_guard lock(mutex_);
-  return capture_ != nullptr;
 }
 
 void SimStream::spoil_capture(const std::string& why) noexcept {

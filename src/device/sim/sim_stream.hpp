@@ -6,6 +6,7 @@
 
 #include "../../core/trace_sources.hpp"
 
+#include <atomic>
 #include <tessera/device/stream.hpp>
 
 #include <chrono>
@@ -39,7 +40,7 @@ public:
   std::string capture_refusal(std::span<Stream* const> others) const override;
   std::unique_ptr<StreamCapture> begin_capture(std::span<Stream* const> others) override;
   void spoil_capture(const std::string& why) noexcept override;
-  bool capturing() const noexcept override;
+  bool capturing() const noexcept override { return capturing_.load(std::memory_order_acquire); }
   void note_replay_effect(FunctionRef<std::shared_ptr<ReplayEffect>()> make) override;
 
   std::string track_name() const override { return name(); }
@@ -65,10 +66,17 @@ private:
   void record_into(std::shared_ptr<EventState> state) override;
   void run();
 
-  mutable std::mutex mutex_;
+  std::mutex mutex_;
   std::condition_variable has_work_;
   std::deque<Item> queue_;
   SimCapture* capture_ = nullptr;  // set while a capture records this stream's work (under mutex_)
+  // capture_ != nullptr, readable without mutex_: the memory layer asks on every access.
+  std::atomic<bool> capturing_{false};
+  /// Sets capture_ (with mutex_ held).
+  void set_capture(SimCapture* c) noexcept {
+    capture_ = c;
+    capturing_.store(c != nullptr, std::memory_order_release);
+  }
   bool stopping_ = false;
   std::mutex trace_mutex_;
   std::vector<TraceEvent> trace_events_;
