@@ -1,8 +1,8 @@
 // The euler2d shock-bubble spread over the suite's two ranks against one rank stepping the whole
 // grid alone on every core of the node, in the same run: cells per second per core (the issue's
 // target: the two ranks keep >= 0.9 of one rank's throughput per core). Both step as the app
-// does, one run of the add_step graph per step; the two ranks' states must match one process's
-// bit for bit, or the benchmark fails.
+// does, runs of a graph of 16 steps (tessera-euler2d's --steps-per-run); the two ranks' states
+// must match one process's bit for bit, or the benchmark fails.
 #include "euler2d_ranks.hpp"
 
 #include "euler2d/problems.hpp"
@@ -30,16 +30,18 @@ euler2d::Problem bubble(std::size_t n) {
   return euler2d::shock_bubble(config);
 }
 
-// Seconds for `steps` runs of the solver's step graph, after one run to warm up (first-touch,
-// workers awake, the ranks' channels matched).
+constexpr std::size_t steps_per_run = 16;  // tessera-euler2d's default
+
+// Seconds for `steps` steps, in runs of the solver's graph of steps_per_run steps, after one
+// run to warm up (first-touch, workers awake, the ranks' channels matched).
 template <typename Solver>
 double time_steps(Solver& solver, tessera::Executor& executor, std::size_t steps, tessera::dist::Communicator* comm) {
-  tessera::Graph g("euler step");
-  solver.add_step(g);
+  tessera::Graph g("euler steps");
+  solver.add_steps(g, steps_per_run);
   g.run(executor).get();
   if (comm) comm->barrier();
   const auto start = clock_type::now();
-  for (std::size_t k = 0; k < steps; ++k) g.run(executor).get();
+  for (std::size_t k = 0; k < steps / steps_per_run; ++k) g.run(executor).get();
   if (comm) comm->barrier();  // the run ends when the slower rank's does
   return std::chrono::duration<double>(clock_type::now() - start).count();
 }
@@ -49,7 +51,7 @@ double time_steps(Solver& solver, tessera::Executor& executor, std::size_t steps
 bool bench_euler2d_ranks(tessera::dist::Communicator& comm, tessera::bench::Report& report, bool quick) {
   const bool lead = comm.rank() == 0;
   const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
-  const std::size_t steps = quick ? 10 : 40;
+  const std::size_t steps = (quick ? 1 : 3) * steps_per_run;
   bool same = true;
   for (std::size_t n : quick ? std::vector<std::size_t>{256} : std::vector<std::size_t>{256, 512, 1024}) {
     const double cells = static_cast<double>(n * n) * static_cast<double>(steps);

@@ -61,27 +61,39 @@ TEST_F(OnGpu, EagerStepsMatchTheModel) {
 }
 
 TEST_F(OnGpu, ManyStepsInOnePassMatchTheModelCapturedOrNot) {
-  for (const bool capture : {false, true}) {
-    Field u(*memory, tessera::Extent<2>{300, 70}, tessera::TensorOptions<2>{}.named("u"));
-    fill_initial(u);
-    Scalar largest = scalar("largest", 16), step = scalar("step", 0), count = scalar("count", 0);
-    tessera::Graph g("steps");
-    for (int k = 0; k < 4; ++k)
-      g.then_split(NextStep{}, tessera::read_only(largest), tessera::write_only(step), count)
-          .then_split(Advance{}, u, tessera::uniform(step), tessera::reduce_into(largest, tessera::Max{}));
-    if (capture) g.capture();
-    EXPECT_EQ(g.to_dot().find("final"), std::string::npos) << "one block: the fold writes the tensor";
-    for (int run = 1; run <= 5; ++run) {
-      g.run(ex).get();
-      // Read on the host between runs: a replay must leave the bookkeeping as running it would.
-      expect_model(u, read(largest), read(step), read(count), model(300, 70, 4 * run),
-                   std::string(capture ? "captured" : "plain") + ", run " + std::to_string(run));
+  for (const std::size_t blocks : {1, 2})
+    for (const bool capture : {false, true}) {
+      tessera::TensorOptions<2> o;
+      o.sub_partitions = tessera::Extent<2>{1, blocks};
+      Field u(*memory, tessera::Extent<2>{300, 70}, o.named("u"));
+      ASSERT_EQ(u.num_blocks(), blocks);
+      fill_initial(u);
+      Scalar largest = scalar("largest", 16), step = scalar("step", 0), count = scalar("count", 0);
+      tessera::Graph g("steps");
+      for (int k = 0; k < 4; ++k)
+        g.then_split(NextStep{}, tessera::read_only(largest), tessera::write_only(step), count)
+            .then_split(Advance{}, u, tessera::uniform(step), tessera::reduce_into(largest, tessera::Max{}));
+      if (capture) g.capture();
+      if (blocks == 1) {
+        EXPECT_EQ(g.to_dot().find("final"), std::string::npos) << "one block: the fold writes the tensor";
+      } else {
+        // Two blocks: a final node on the GPU's stream combines their partials (pinned) there.
+        for (std::size_t i = 0; i < g.pass(0).size(); ++i)
+          if (g.role_of(g.pass(0).node(i)) == tessera::GraphNodeRole::reduce_final)
+            EXPECT_NE(g.pass(0).node(i).stream(), nullptr) << g.pass(0).node(i).name();
+      }
+      for (int run = 1; run <= 5; ++run) {
+        g.run(ex).get();
+        // Read on the host between runs: a replay must leave the bookkeeping as running it would.
+        expect_model(u, read(largest), read(step), read(count), model(300, 70, 4 * run),
+                     std::string(capture ? "captured" : "plain") + ", " + std::to_string(blocks) + " block(s), run " +
+                         std::to_string(run));
+      }
+      if (capture) {
+        EXPECT_EQ(g.pass(0).capture_refusal(), "");
+        EXPECT_GT(g.pass(0).recordings(), 0u);
+      }
     }
-    if (capture) {
-      EXPECT_EQ(g.pass(0).capture_refusal(), "");
-      EXPECT_GT(g.pass(0).recordings(), 0u);
-    }
-  }
 }
 
 }  // namespace

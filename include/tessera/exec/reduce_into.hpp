@@ -28,9 +28,13 @@
 #include "tessera/core/error.hpp"
 #include "tessera/device/device.hpp"
 #include "tessera/device/stream.hpp"
+#include "tessera/exec/detail/block_args.hpp"
+#include "tessera/exec/detail/cuda_reduce.hpp"
+#include "tessera/exec/detail/kernel_launch.hpp"
 #include "tessera/exec/detail/site_reduction.hpp"
 #include "tessera/exec/reduction.hpp"
 #include "tessera/exec/tensor_concept.hpp"
+#include "tessera/memory/detail/stream_accesses.hpp"
 #include "tessera/tensor/block_geometry.hpp"
 
 namespace tessera {
@@ -61,9 +65,11 @@ struct ReduceIntoTensor {
 /// As above, but the total goes into the one site of `tensor` (a Tensor of extent 1, one block)
 /// instead of a ReductionResult: it stays where the tensor lives, so a later kernel reads it
 /// through tessera::uniform(tensor) without the host waiting for it. A Graph split of one block
-/// (one device, one rank) folds into the site in place, in stream order; otherwise, and in an
-/// eager for_each (which waits anyway), the blocks' partials are combined on the host, as for a
-/// ReductionResult, and the site written there.
+/// (one device, one rank) folds into the site in place, in stream order; a split of several
+/// blocks in one process whose tensor is on a device combines the blocks' partials there, in a
+/// final node on that device's stream (in block order, as the host would). Otherwise (ranks,
+/// a tensor on the host) and in an eager for_each (which waits anyway), the partials are
+/// combined on the host, as for a ReductionResult, and the site written there.
 ///
 ///   tessera::Tensor<double, 1> largest(memory, tessera::Extent<1>{1});
 ///   tessera::for_each(ex, kernel, u, tessera::reduce_into(largest, tessera::Max{}));
@@ -120,6 +126,35 @@ void check_reduction_tensor(const char* what, const Tn& t) {
 template <TensorLike Tn>
 void write_total(Tn& t, const typename Tn::value_type& total) {
   t.fill_from(&total);
+}
+
+/// Enqueues on `stream` (of the device that holds `t`'s block) the fold of `count` partials in
+/// order, from the reducer's identity, into the one site of `t` there: the same bits as the
+/// fold on the host, with nothing on the host between the blocks' reductions and the work that
+/// reads the total. The partials must be readable where the stream runs (host memory for a
+/// simulated device's CPU thread, pinned host memory for a GPU) and stay put until it has run.
+template <typename Variant, TensorLike Tn, typename Reducer>
+void combine_into_site(Stream& stream, Tn& t, const typename Tn::value_type* partials, std::size_t count,
+                       const Reducer& reducer) {
+  using T = typename Tn::value_type;
+  StreamAccesses site_access(t.space(0), stream);
+  T* site = only_site<T, Tn::dims, typename Tn::layout_type>(site_access.prepare(t.buffer(0), Access::read_write),
+                                                             t.geometry(0));
+  auto label = [&] { return "reduce_into '" + t.name() + "' total"; };
+  launch_on_stream(
+      stream, label,
+      [partials, count, reducer, site] {
+        T total = Reducer::template identity<T>();
+        for (std::size_t i = 0; i < count; ++i) total = reducer(total, partials[i]);
+        *site = total;
+      },
+      [&](void* native_stream) {
+        cuda_body<Variant>(native_stream, stream.device(), label, [&](auto native) {
+          if (const char* failed = combine_in_order_on_cuda(native, partials, count, reducer, site))
+            throw_cuda_launch_error(label(), stream.device(), failed);
+        });
+      });
+  site_access.finish();
 }
 
 template <typename... A>

@@ -206,8 +206,8 @@ class Graph {
 
   /// Captures each pass's device part and replays it (NodeGraph::capture): from the second run
   /// after the graph last changed, kernels and device copies run from a recording (CUDA: one
-  /// CUDA graph per part), while host nodes, host-staged halo copies, reductions' finals and
-  /// conditionals still run every time. A promise that kernels are launched with the same
+  /// CUDA graph per part), while host nodes, host-staged halo copies, reductions' finals on the
+  /// host and conditionals still run every time. A promise that kernels are launched with the same
   /// arguments every run; call recapture() after changing them.
   Graph& capture(bool on = true);
   bool captures() const noexcept { return capture_; }
@@ -371,9 +371,13 @@ class Graph {
       if constexpr (detail::is_stored_tensor_reduction<S>::value) {
         if (s.partials == nullptr) return;  // the block wrote the tensor
         auto* target = s.tensor;
-        Node& final_node = add_reduce_final(
-            first, s.partials, [target](const typename S::value_type& total) { detail::write_total(*target, total); },
-            s.reducer, parts);
+        Node& final_node =
+            folds_on_device(first, *target, *s.partials, options)
+                ? add_device_reduce_final<Variant>(*target, s.partials, s.reducer, parts)
+                : add_reduce_final(
+                      first, s.partials,
+                      [target](const typename S::value_type& total) { detail::write_total(*target, total); }, s.reducer,
+                      parts);
         declare_access(final_node, target->buffer(0), Access::read_write);
       } else if constexpr (detail::is_stored_reduction<S>::value) {
         auto* result = s.result;
@@ -444,6 +448,31 @@ class Graph {
         deliver(total);
       });
     Node& final_node = *final_ptr;
+    for (Node* p : parts) p->precede(final_node);
+    record(Entry{&final_node, {}, 0}, GraphNodeRole::reduce_final, " final");
+    return final_node;
+  }
+
+  // Whether a reduce_into(tensor)'s partials are combined by a node on the tensor's device, in
+  // stream order, instead of on the host: in one process, where the tensor's block is on a
+  // device and the kernel runs there, and the device can read the partials (a simulated
+  // device reads any host memory, a GPU pinned memory only).
+  template <class First, class Tn, class Partials>
+  static bool folds_on_device(First& first, Tn& target, const Partials& partials, const ExecOptions& options) {
+    if constexpr (requires { first.ranks(); })
+      if (first.ranks() != nullptr) return false;
+    if (!detail::runs_on_device(target, 0, options)) return false;
+    return partials.pinned() || detail::block_stream(target, 0).native_handle() == nullptr;
+  }
+  // The final node of a reduce_into(tensor) that folds on the tensor's device (folds_on_device):
+  // the device waits for the blocks' partials, folds them in block order and writes the site.
+  template <class Variant, class Tn, class Partials, class Reducer>
+  Node& add_device_reduce_final(Tn& target, std::shared_ptr<Partials> partials, const Reducer& reducer,
+                                const std::vector<Node*>& parts) {
+    Node& final_node =
+        stage_graph().emplace_on(detail::block_stream(target, 0), [&target, partials, reducer](Stream& stream) {
+          detail::combine_into_site<Variant>(stream, target, partials->data(), partials->size(), reducer);
+        });
     for (Node* p : parts) p->precede(final_node);
     record(Entry{&final_node, {}, 0}, GraphNodeRole::reduce_final, " final");
     return final_node;

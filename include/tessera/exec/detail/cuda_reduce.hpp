@@ -24,6 +24,14 @@ template <typename R, std::size_t D, typename BA, typename Reducer, typename Map
 void reduce_block_on_cuda(Device& device, Stream& stream, const BA& arg, const LaunchShape<D>& launch,
                           const Extent<D>& n, const Reducer& reducer, const Map& map, R* slot);
 
+/// Enqueues on `native_stream` (a cudaStream_t of the current device) one thread that folds
+/// `count` partials in order, from the reducer's identity, into `*total`: the bits of the same
+/// fold on the host. The partials are pinned host memory (device-readable) or device memory.
+/// Returns null, or the CUDA error of the launch.
+template <typename R, typename Reducer>
+const char* combine_in_order_on_cuda(void* native_stream, const R* partials, std::size_t count, const Reducer& reducer,
+                                     R* total);
+
 }  // namespace tessera::detail
 
 #if defined(__CUDACC__)
@@ -62,6 +70,21 @@ __global__ void fold_partials_kernel(const R* partials, unsigned count, Reducer 
   for (unsigned i = threadIdx.x; i < count; i += reduce_threads) acc = reducer(acc, partials[i]);
   const R block = BlockReduce(temp).Reduce(acc, reducer);
   if (threadIdx.x == 0) *total = block;
+}
+
+template <typename R, typename Reducer>
+__global__ void combine_in_order_kernel(const R* partials, std::size_t count, Reducer reducer, R* total) {
+  R acc = Reducer::template identity<R>();
+  for (std::size_t i = 0; i < count; ++i) acc = reducer(acc, partials[i]);
+  *total = acc;
+}
+
+template <typename R, typename Reducer>
+const char* combine_in_order_on_cuda(void* native_stream, const R* partials, std::size_t count, const Reducer& reducer,
+                                     R* total) {
+  combine_in_order_kernel<R><<<1, 1, 0, static_cast<cudaStream_t>(native_stream)>>>(partials, count, reducer, total);
+  const cudaError_t launched = cudaGetLastError();
+  return launched == cudaSuccess ? nullptr : cudaGetErrorString(launched);
 }
 
 template <typename R, std::size_t D, typename BA, typename Reducer, typename Map>

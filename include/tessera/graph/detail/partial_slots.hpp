@@ -46,6 +46,8 @@ class PartialSlots {
   const R* begin() const noexcept { return slots_; }
   const R* end() const noexcept { return slots_ + count_; }
   std::size_t size() const noexcept { return count_; }
+  /// In page-locked memory (which a GPU reads directly), not on the heap.
+  bool pinned() const noexcept { return pinned_from_ != nullptr; }
 
  private:
   std::size_t count_;
