@@ -37,7 +37,7 @@ void* BufferState::prepare(std::size_t space, Stream& stream, Access mode, RowRa
   ensure_replica(space);
   if (space != 0) core->touch(*this, space);
   if (access_reads(mode)) {
-    const std::size_t copied = transferred_.total();
+    const std::size_t copied = transferred_.total(), recorded = recorded_copy_bytes_;
     recording_ = stream.capturing() ? &stream : nullptr;
     struct Reset {
       Stream*& recording;
@@ -45,7 +45,8 @@ void* BufferState::prepare(std::size_t space, Stream& stream, Access mode, RowRa
     } reset{recording_};
     make_valid(space, r);
     // Copies chosen by this run's state: a recording of the work must not replay them blindly.
-    if (transferred_.total() != copied)
+    // (Copies of rows that recorded work wrote joined the recording: they replay with it.)
+    if (transferred_.total() - copied != recorded_copy_bytes_ - recorded)
       stream.spoil_capture("buffer '" + name + "' had rows " + std::to_string(r.begin) + "-" + std::to_string(r.end) +
                            " copied in for work on " + stream.name() +
                            " (its data was written elsewhere since the last run)");
@@ -93,11 +94,52 @@ void BufferState::ended(std::size_t space, Stream& stream, Access mode, RowRange
   if (space == 0 && access_writes(mode)) note_host_write_ended(r);
 }
 
-bool BufferState::replayable(std::size_t space, const std::byte* data, Access mode, RowRange r) const {
+std::vector<RowRanges>& BufferState::replay_validity(ReplayCheck& check) const {
+  return check.scratch<std::vector<RowRanges>>(this, [this] {
+    std::vector<RowRanges> valid;
+    valid.reserve(replicas.size());
+    for (const Replica& replica : replicas) valid.push_back(replica.valid);
+    return valid;
+  });
+}
+
+bool BufferState::replayable(ReplayCheck& check, std::size_t space, const std::byte* data, Access mode,
+                             RowRange r) const {
   std::lock_guard lock(mutex);
-  const Replica& replica = replicas[space];
-  if (replica.data != data) return false;  // evicted since (and perhaps placed anew)
-  return !access_reads(mode) || replica.valid.contains(r);
+  if (replicas[space].data != data) return false;  // evicted since (and perhaps placed anew)
+  std::vector<RowRanges>& valid = replay_validity(check);
+  if (access_reads(mode) && !valid[space].contains(r)) return false;
+  if (access_writes(mode)) {
+    valid[space].add(r);
+    for (std::size_t other = 0; other < valid.size(); ++other)
+      if (other != space) valid[other].subtract(r);
+  }
+  return true;
+}
+
+bool BufferState::copy_replayable(ReplayCheck& check, std::size_t from, std::size_t to, const std::byte* source,
+                                  const std::byte* target, RowRange r) const {
+  std::lock_guard lock(mutex);
+  if (replicas[from].data != source || replicas[to].data != target) return false;
+  std::vector<RowRanges>& valid = replay_validity(check);
+  if (!valid[from].contains(r)) return false;
+  valid[to].add(r);
+  return true;
+}
+
+void BufferState::copy_replayed(std::size_t from, std::size_t to, Stream& stream, RowRange r) {
+  std::lock_guard lock(mutex);
+  if (to != 0) host_sole_.store(nullptr, std::memory_order_relaxed);
+  const Event done = stream.record();
+  record(replicas[from], r, done, &stream, false);
+  record(replicas[to], r, done, &stream, true);
+  replicas[to].valid.add(r);
+  keep_alive_until(stream);
+  // Counted as moved (the replay moved them), but outside any prepare(): no recording's concern.
+  count_copy(from == 0 ? CopyDirection::host_to_device
+             : to == 0 ? CopyDirection::device_to_host
+                       : CopyDirection::device_to_device,
+             r.size() * row_bytes);
 }
 
 void BufferState::replayed(std::size_t space, Stream& stream, Access mode, RowRange r) {
@@ -110,9 +152,19 @@ AccessReplay::AccessReplay(std::shared_ptr<BufferState> state, std::size_t space
                            RowRange rows)
     : state_(std::move(state)), space_(space), data_(data), mode_(mode), rows_(rows) {}
 
-bool AccessReplay::ready() const { return state_->replayable(space_, data_, mode_, rows_); }
+bool AccessReplay::ready(ReplayCheck& check) const { return state_->replayable(check, space_, data_, mode_, rows_); }
 
 void AccessReplay::replayed(Stream& origin) { state_->replayed(space_, origin, mode_, rows_); }
+
+CopyReplay::CopyReplay(std::shared_ptr<BufferState> state, std::size_t from, std::size_t to, const std::byte* source,
+                       const std::byte* target, RowRange rows)
+    : state_(std::move(state)), from_(from), to_(to), source_(source), target_(target), rows_(rows) {}
+
+bool CopyReplay::ready(ReplayCheck& check) const {
+  return state_->copy_replayable(check, from_, to_, source_, target_, rows_);
+}
+
+void CopyReplay::replayed(Stream& origin) { state_->copy_replayed(from_, to_, origin, rows_); }
 
 void BufferState::note_host_write_ended(RowRange r) {
   if (r.begin != 0 || r.end != rows || !in_flight_.empty() || !holds_.empty()) return;

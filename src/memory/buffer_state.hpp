@@ -72,10 +72,17 @@ class BufferState : public std::enable_shared_from_this<BufferState> {
   void* host_if_sole() const noexcept { return host_sole_.load(std::memory_order_acquire); }
 
   /// Whether work recorded with an access to `r` of the replica in `space` (at `data` then) may be
-  /// replayed: the replica is still there and, when the access reads, holds every row of `r`.
-  bool replayable(std::size_t space, const std::byte* data, Access mode, RowRange r) const;
+  /// replayed: the replica is still there and, when the access reads, will hold every row of `r`
+  /// by then (valid now, or written or copied in by the effects `check` has seen before it).
+  bool replayable(ReplayCheck& check, std::size_t space, const std::byte* data, Access mode, RowRange r) const;
   /// The bookkeeping of finish() for a replay of such work, enqueued on `stream`.
   void replayed(std::size_t space, Stream& stream, Access mode, RowRange r);
+  /// As replayable(), for a recorded copy of `r` from the replica in `from` (at `source` then) to
+  /// the one in `to` (at `target`): both still there, and the source's rows valid by then.
+  bool copy_replayable(ReplayCheck& check, std::size_t from, std::size_t to, const std::byte* source,
+                       const std::byte* target, RowRange r) const;
+  /// The bookkeeping of copy() for a replay of a recorded copy, enqueued on `stream`.
+  void copy_replayed(std::size_t from, std::size_t to, Stream& stream, RowRange r);
 
   // For MemoryCore's eviction, with `mutex` held by the evicting thread.
   /// No access in flight on the replica and no host hold: nothing would notice it vanish.
@@ -118,6 +125,8 @@ class BufferState : public std::enable_shared_from_this<BufferState> {
   /// One copy, or two through the host between devices of different kinds.
   void transfer(std::size_t from, std::size_t to, RowRange r);
   void copy(std::size_t from, std::size_t to, RowRange r);
+  /// Adds a copy's bytes to this buffer's and the memory core's transfer counts.
+  void count_copy(CopyDirection direction, std::size_t moved);
   /// Makes `stream` wait on the device for pending work on `r` of `replica`: its writes, and
   /// its reads too when the new work writes.
   void wait_for(Stream& stream, Replica& replica, RowRange r, bool include_reads);
@@ -133,6 +142,12 @@ class BufferState : public std::enable_shared_from_this<BufferState> {
 
   /// While prepare() makes rows valid for work a capture records: the recording stream.
   Stream* recording_ = nullptr;
+  /// Bytes copied inside recordings (copy() on `recording_`): replayed with them, where other
+  /// copies made for recorded work spoil the recording.
+  std::size_t recorded_copy_bytes_ = 0;
+  /// Which rows each replica will hold when a replay gets to the effect being checked: the
+  /// state now, changed by the effects checked before it (replayable()).
+  std::vector<RowRanges>& replay_validity(ReplayCheck& check) const;
   /// Whether `w` has run: its event is ready and was not recorded for a capture still recording.
   static bool settled(const PendingWork& w);
   /// Whether work being recorded (not run yet) writes rows of `r` in `replica`.
@@ -152,7 +167,7 @@ class AccessReplay final : public ReplayEffect {
  public:
   AccessReplay(std::shared_ptr<BufferState> state, std::size_t space, const std::byte* data, Access mode,
                RowRange rows);
-  bool ready() const override;
+  bool ready(ReplayCheck& check) const override;
   void replayed(Stream& origin) override;
 
  private:
@@ -160,6 +175,24 @@ class AccessReplay final : public ReplayEffect {
   std::size_t space_;
   const std::byte* data_;
   Access mode_;
+  RowRange rows_;
+};
+
+/// A copy between replicas enqueued inside recorded work (rows that recorded work wrote, copied
+/// for recorded work that reads them elsewhere: a one-site tensor written on one device and read
+/// through `uniform` on the others), replayed with it, its bookkeeping redone at each replay.
+class CopyReplay final : public ReplayEffect {
+ public:
+  CopyReplay(std::shared_ptr<BufferState> state, std::size_t from, std::size_t to, const std::byte* source,
+             const std::byte* target, RowRange rows);
+  bool ready(ReplayCheck& check) const override;
+  void replayed(Stream& origin) override;
+
+ private:
+  std::shared_ptr<BufferState> state_;
+  std::size_t from_, to_;
+  const std::byte* source_;
+  const std::byte* target_;
   RowRange rows_;
 };
 

@@ -118,10 +118,20 @@ void BufferState::copy(std::size_t from, std::size_t to, RowRange r) {
   record(dst, r, done, &stream, true);
   dst.valid.add(r);
   keep_alive_until(stream);
+  if (in_recording) {
+    recorded_copy_bytes_ += n;
+    stream.note_replay_effect([&]() -> std::shared_ptr<ReplayEffect> {
+      return std::make_shared<CopyReplay>(shared_from_this(), from, to, src.data, dst.data, r);
+    });
+  }
+  count_copy(direction, n);
+}
+
+void BufferState::count_copy(CopyDirection direction, std::size_t moved) {
   (direction == CopyDirection::host_to_device   ? transferred_.host_to_device
    : direction == CopyDirection::device_to_host ? transferred_.device_to_host
-                                                : transferred_.device_to_device) += n;
-  core->count_transfer(direction, n);
+                                                : transferred_.device_to_device) += moved;
+  core->count_transfer(direction, moved);
 }
 
 void BufferState::wait_for(Stream& stream, Replica& replica, RowRange r, bool include_reads) {

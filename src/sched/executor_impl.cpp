@@ -319,6 +319,12 @@ void ExecutorImpl::execute_group(Task* task, Worker* worker) {
   worker->executor->run_group(static_cast<CaptureGroup*>(task), *worker);
 }
 
+bool ExecutorImpl::replay_ready(const CaptureGroup& g) {
+  if (g.effects.empty()) return true;
+  ReplayCheck check;
+  return std::all_of(g.effects.begin(), g.effects.end(), [&](const auto& e) { return e->ready(check); });
+}
+
 void ExecutorImpl::run_group(CaptureGroup* g, Worker& w) {
   Topology* topo = g->topology;
   g->pending.store(g->external_predecessors, std::memory_order_relaxed);  // for the next run
@@ -330,8 +336,7 @@ void ExecutorImpl::run_group(CaptureGroup* g, Worker& w) {
   const auto begin = tracing ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
   // A replay's data must be where the recording found it (not evicted, not written elsewhere
   // since): otherwise record again, which moves it.
-  const bool recording = g->work == nullptr || g->stale ||
-                         !std::all_of(g->effects.begin(), g->effects.end(), [](const auto& e) { return e->ready(); });
+  const bool recording = g->work == nullptr || g->stale || !replay_ready(*g);
   g->holds.store(2, std::memory_order_relaxed);  // this worker's and the stream's
   bool launched = false;
   try {

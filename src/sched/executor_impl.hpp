@@ -69,6 +69,8 @@ private:
   /// finishes through group_done once its first stream gets past the launch.
   void run_group(CaptureGroup* g, Worker& w);
   void record_group(CaptureGroup& g);
+  /// Whether g's recording may be replayed now: its effects checked in recording order.
+  static bool replay_ready(const CaptureGroup& g);
   void group_done(CaptureGroup* g);
   /// Releases the part's successors and counts its nodes finished.
   void finish_group(CaptureGroup* g, Worker* w);

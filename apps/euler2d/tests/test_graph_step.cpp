@@ -98,6 +98,17 @@ TEST_P(GraphStep, ManyStepsARunGiveTheSameStateAndStopAtTFinal) {
     const std::vector<euler2d::State<double>> a = direct.gather(), b = graphed.gather();
     EXPECT_EQ(std::memcmp(a.data(), b.data(), a.size() * sizeof(a[0])), 0) << (capture ? "captured" : "");
     EXPECT_EQ(graphed.max_wavespeed(), direct.max_wavespeed());
+    if (capture && devices.num_accelerators() > 0) {
+      // Recorded once and replayed from then on, on several devices too (dt, written on one,
+      // is copied to the others inside the recording), with the host reading the clock between
+      // runs: more runs (of dt = 0 steps) record nothing again.
+      EXPECT_EQ(g.pass(0).capture_refusal(), "") << GetParam();
+      const std::size_t recorded = g.pass(0).recordings();
+      EXPECT_GT(recorded, 0u) << GetParam();
+      g.run_n(executor, 2).get();
+      EXPECT_EQ(graphed.time(), 0.03);
+      EXPECT_EQ(g.pass(0).recordings(), recorded) << GetParam();
+    }
   }
   memory.synchronize();
 }

@@ -15,6 +15,7 @@
 #include <mutex>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace tessera {
@@ -36,16 +37,40 @@ class CapturedWork {
   virtual std::exception_ptr take_error(std::string& /*label*/) noexcept { return nullptr; }
 };
 
+/// A check of whether a recording may be replayed, made effect by effect in recording order.
+/// An effect may depend on the ones recorded before it (rows a recorded kernel writes, or a
+/// recorded copy brings, before recorded work reads them need not be anywhere yet), so each
+/// owner of effects (a buffer of the memory layer) keeps here what the effects checked so far
+/// will have done when the replay runs. Opaque to the device layer.
+class ReplayCheck {
+ public:
+  /// `owner`'s scratch state for this check, made by `make()` when first asked for.
+  template <class T, class Make>
+  T& scratch(const void* owner, Make&& make) {
+    for (auto& [who, state] : scratch_)
+      if (who == owner) return *static_cast<T*>(state.get());
+    auto state = std::make_shared<T>(make());
+    T& ref = *state;
+    scratch_.emplace_back(owner, std::move(state));
+    return ref;
+  }
+
+ private:
+  std::vector<std::pair<const void*, std::shared_ptr<void>>> scratch_;
+};
+
 /// What recorded work did besides the work itself: the memory layer's bookkeeping of a buffer
-/// access (which replica is valid, what later work must wait for), redone after every replay, and
-/// the condition for replaying it at all (the data it read is still where it read it). Without
-/// it a replay would leave that bookkeeping as the recording run left it, and whatever read the
-/// data next elsewhere (the host, another device) would read what the recording wrote.
+/// access or of a copy (which replica is valid, what later work must wait for), redone after
+/// every replay, and the condition for replaying it at all (the data it read is still where it
+/// read it). Without it a replay would leave that bookkeeping as the recording run left it, and
+/// whatever read the data next elsewhere (the host, another device) would read what the
+/// recording wrote.
 class ReplayEffect {
  public:
   virtual ~ReplayEffect() = default;
-  /// Whether the recording may be replayed now; false: record it again.
-  virtual bool ready() const = 0;
+  /// Whether the recording may be replayed now, given the effects recorded before this one
+  /// (asked in recording order with one `check`); false: record it again.
+  virtual bool ready(ReplayCheck& check) const = 0;
   /// After a replay was enqueued on `origin` (the capture's first stream, which later work
   /// follows on every stream the capture spans).
   virtual void replayed(Stream& origin) = 0;
