@@ -201,6 +201,9 @@ int run(const Settings& s, tessera::Ranks* ranks, const tessera::ExecutorOptions
   tessera::Graph one("euler step"), many("euler steps");
   solver.add_step(one);
   if (s.steps_per_run > 1) solver.add_steps(many, s.steps_per_run);
+  // The kernels take dt from the devices (uniform), so their arguments are the same every run:
+  // what capture asks of a graph.
+  if (s.capture) one.capture(), many.capture();
   const bool tracing = lead && !s.trace.empty();  // rank 0's nodes, its messages included
   if (tracing) executor.start_trace();
   // Steps run inside the executor (Graph::run_until) until one needs the host: output, a check,
@@ -265,6 +268,15 @@ int run(const Settings& s, tessera::Ranks* ranks, const tessera::ExecutorOptions
   if (tracing) executor.stop_trace().save(s.trace);
   output(true);
   checkpoint((std::filesystem::path(s.out) / "final.ckpt").string());
+  if (lead && s.capture) {
+    // How the recordings went: each graph's parts recorded (and replayed), or why not.
+    for (const tessera::Graph* g : {&one, &many}) {
+      if (g->num_passes() == 0) continue;
+      const tessera::NodeGraph& pass = g->pass(0);
+      std::printf("euler2d: %s captured: %zu recording(s)%s%s\n", pass.name().c_str(), pass.recordings(),
+                  pass.capture_refusal().empty() ? "" : ", not replayed: ", pass.capture_refusal().c_str());
+    }
+  }
   if (lead)
     std::printf("euler2d: done: %zu steps to t = %.6f; output in %s\n", solver.steps(), solver.time(), s.out.c_str());
   return 0;

@@ -30,6 +30,7 @@ struct Settings {
   std::string restart;
   std::string trace;  // a Chrome/Perfetto trace of the steps' nodes and device streams
   std::size_t steps_per_run = 16;  // steps a run of the step graph takes when no host work is due
+  bool capture = false;            // record the step graphs' device work once, then replay it
 };
 
 inline void add_options(CLI::App& app, Settings& s) {
@@ -89,6 +90,9 @@ inline void add_options(CLI::App& app, Settings& s) {
       ->capture_default_str()
       ->check(not_negative)
       ->check(CLI::Range(1, 1 << 16));
+  app.add_flag("--capture", s.capture,
+               "record the step graphs' device work once and replay it from then on (one CUDA graph per "
+               "run of steps on a GPU); the host and parts it cannot record run as before");
 }
 
 /// What the parsed settings cannot do in this build, found before any device or file is touched.
