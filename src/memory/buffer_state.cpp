@@ -135,7 +135,7 @@ void BufferState::copy_replayed(std::size_t from, std::size_t to, Stream& stream
   record(replicas[to], r, done, &stream, true);
   replicas[to].valid.add(r);
   keep_alive_until(stream);
-  // Counted as moved (the replay moved them), but outside any prepare(): no recording's concern.
+  // The replay moved the bytes again: counted as copy() counted them.
   count_copy(from == 0 ? CopyDirection::host_to_device
              : to == 0 ? CopyDirection::device_to_host
                        : CopyDirection::device_to_device,
