@@ -65,6 +65,18 @@ struct RequestState : std::enable_shared_from_this<RequestState> {
   }
 };
 
+#if defined(__SANITIZE_THREAD__)
+inline constexpr bool thread_sanitizer = true;
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+inline constexpr bool thread_sanitizer = true;
+#else
+inline constexpr bool thread_sanitizer = false;
+#endif
+#else
+inline constexpr bool thread_sanitizer = false;
+#endif
+
 /// Set once this thread's recent states are gone (thread exit; on the main thread, before static
 /// objects that may still make requests are destroyed). Trivially destructible, so it can be read
 /// after that.
@@ -86,7 +98,11 @@ struct RecentStates {
 /// function and string) was 17 ns, 5-8 % of a small message's one-way trip. Otherwise a new
 /// one, its block recycled from this thread's cache when there is one.
 inline std::shared_ptr<RequestState> make_request_state() {
-  if (!recent_states_closed()) {
+  // ThreadSanitizer does not model a standalone fence, so it would take the hand-over below (a
+  // relaxed use_count() read, then an acquire fence, against the other owner's release) for a
+  // race: under it every state is a new one.
+  constexpr bool hand_states_on = !thread_sanitizer;
+  if (hand_states_on && !recent_states_closed()) {
     thread_local RecentStates recent;
     for (unsigned k = 0; k < RecentStates::kept; ++k) {
       auto& slot = recent.slots[(recent.next + k) % RecentStates::kept];
