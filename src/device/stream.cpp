@@ -7,7 +7,21 @@
 
 namespace tessera {
 
-Event::Event() : state_(std::make_shared<detail::EventState>()) { state_->ready = true; }
+namespace {
+// What every Event made ready shares: nothing changes a ready state without a source, so one
+// will do, and a device node that records no event (its successors follow it in stream order)
+// allocates none. Never destroyed: Events may outlive static destruction.
+const std::shared_ptr<detail::EventState>& ready_state() {
+  static const auto* const state = new std::shared_ptr<detail::EventState>([] {
+    auto s = std::make_shared<detail::EventState>();
+    s->ready = true;
+    return s;
+  }());
+  return *state;
+}
+}  // namespace
+
+Event::Event() : state_(ready_state()) {}
 
 bool Event::ready() const noexcept { return state_->is_ready(); }
 
