@@ -130,16 +130,7 @@ bool BufferState::copy_replayable(ReplayCheck& check, std::size_t from, std::siz
 void BufferState::copy_replayed(std::size_t from, std::size_t to, Stream& stream, RowRange r) {
   std::lock_guard lock(mutex);
   if (to != 0) host_sole_.store(nullptr, std::memory_order_relaxed);
-  const Event done = stream.record();
-  record(replicas[from], r, done, &stream, false);
-  record(replicas[to], r, done, &stream, true);
-  replicas[to].valid.add(r);
-  keep_alive_until(stream);
-  // The replay moved the bytes again: counted as copy() counted them.
-  count_copy(from == 0 ? CopyDirection::host_to_device
-             : to == 0 ? CopyDirection::device_to_host
-                       : CopyDirection::device_to_device,
-             r.size() * row_bytes);
+  copied(from, to, stream, r);  // the replay moved the bytes again
 }
 
 void BufferState::replayed(std::size_t space, Stream& stream, Access mode, RowRange r) {

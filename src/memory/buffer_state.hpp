@@ -125,8 +125,14 @@ class BufferState : public std::enable_shared_from_this<BufferState> {
   /// One copy, or two through the host between devices of different kinds.
   void transfer(std::size_t from, std::size_t to, RowRange r);
   void copy(std::size_t from, std::size_t to, RowRange r);
-  /// Adds a copy's bytes to this buffer's and the memory core's transfer counts.
-  void count_copy(CopyDirection direction, std::size_t moved);
+  /// The books of a copy of `r` from `from` to `to` just enqueued on `stream` (by copy(), or by
+  /// a replay of a recorded one): its end, the destination's rows valid, the bytes counted.
+  void copied(std::size_t from, std::size_t to, Stream& stream, RowRange r);
+  static CopyDirection copy_direction(std::size_t from, std::size_t to) noexcept {
+    return from == 0 ? CopyDirection::host_to_device
+           : to == 0 ? CopyDirection::device_to_host
+                     : CopyDirection::device_to_device;
+  }
   /// Makes `stream` wait on the device for pending work on `r` of `replica`: its writes, and
   /// its reads too when the new work writes.
   void wait_for(Stream& stream, Replica& replica, RowRange r, bool include_reads);

@@ -100,9 +100,7 @@ bool BufferState::written_by_recording(const Replica& replica, RowRange r) const
 void BufferState::copy(std::size_t from, std::size_t to, RowRange r) {
   Replica& src = replicas[from];
   Replica& dst = replicas[to];
-  const CopyDirection direction = from == 0 ? CopyDirection::host_to_device
-                                  : to == 0 ? CopyDirection::device_to_host
-                                            : CopyDirection::device_to_device;
+  const CopyDirection direction = copy_direction(from, to);
   // The device end runs the copy; between devices, the source's d2d stream (a peer copy). Rows
   // that work being recorded writes are not written yet: their copy joins the recording, after
   // that work, on the stream that records the work reading them.
@@ -113,21 +111,23 @@ void BufferState::copy(std::size_t from, std::size_t to, RowRange r) {
   wait_for(stream, dst, r, true);
   const std::size_t offset = r.begin * row_bytes, n = r.size() * row_bytes;
   device.copy_async(dst.data + offset, src.data + offset, n, direction, stream);
-  const Event done = stream.record();
-  record(src, r, done, &stream, false);
-  record(dst, r, done, &stream, true);
-  dst.valid.add(r);
-  keep_alive_until(stream);
+  copied(from, to, stream, r);
   if (in_recording) {
     recorded_copy_bytes_ += n;
     stream.note_replay_effect([&]() -> std::shared_ptr<ReplayEffect> {
       return std::make_shared<CopyReplay>(shared_from_this(), from, to, src.data, dst.data, r);
     });
   }
-  count_copy(direction, n);
 }
 
-void BufferState::count_copy(CopyDirection direction, std::size_t moved) {
+void BufferState::copied(std::size_t from, std::size_t to, Stream& stream, RowRange r) {
+  const Event done = stream.record();
+  record(replicas[from], r, done, &stream, false);
+  record(replicas[to], r, done, &stream, true);
+  replicas[to].valid.add(r);
+  keep_alive_until(stream);
+  const CopyDirection direction = copy_direction(from, to);
+  const std::size_t moved = r.size() * row_bytes;
   (direction == CopyDirection::host_to_device   ? transferred_.host_to_device
    : direction == CopyDirection::device_to_host ? transferred_.device_to_host
                                                 : transferred_.device_to_device) += moved;
