@@ -35,10 +35,14 @@ struct TensorRun {
   tessera::Extent<3> rank_grid{};  // how the grid was spread
 };
 
+/// What solve_with_tensors runs: the proxy, or, to time an iteration without its halo
+/// exchanges, the same sweeps reading the padding as it stands (wrong values, same kernel).
+enum class Halos { exchanged, left_stale };
+
 /// Runs the proxy on `comm`'s ranks, each rank's part on `devices` (a DeviceSet specification).
 /// Collective.
 inline TensorRun solve_with_tensors(tessera::dist::Communicator& comm, const Problem& p,
-                                    const std::string& devices = "host") {
+                                    const std::string& devices = "host", Halos halos = Halos::exchanged) {
   const std::int64_t n = p.cells();
   const auto blocks = static_cast<std::size_t>(p.blocks);
   tessera::TensorOptions<3> o;
@@ -72,10 +76,13 @@ inline TensorRun solve_with_tensors(tessera::dist::Communicator& comm, const Pro
     // The largest change is reduced as the sweep runs (reduce_into): a tensor of changes for a
     // reduce to read back cost a write and a read of 8 bytes a cell, which the MPI loop does not have.
     auto g = std::make_unique<tessera::Graph>(name);
+    const TensorSweep sweep{static_cast<double>(n), 1.0 / static_cast<double>(n)};
     // A 7-point stencil: a star, whose halo is the six faces (as the proxy's messages), not 26 neighbours.
-    g->split(TensorSweep{static_cast<double>(n), 1.0 / static_cast<double>(n)},
-             tessera::concurrent_padded_access(from, tessera::StencilShape::star()), tessera::write_only(to),
-             tessera::reduce_into(largest, tessera::Max{}));
+    if (halos == Halos::exchanged)
+      g->split(sweep, tessera::concurrent_padded_access(from, tessera::StencilShape::star()), tessera::write_only(to),
+               tessera::reduce_into(largest, tessera::Max{}));
+    else
+      g->split(sweep, tessera::read_only(from), tessera::write_only(to), tessera::reduce_into(largest, tessera::Max{}));
     return g;
   };
   const auto forward = iteration(u, v, "jacobi u->v"), backward = iteration(v, u, "jacobi v->u");
