@@ -447,7 +447,10 @@ class Graph {
         for (const R& p : *partials) total = reducer(total, p);
         deliver(total);
       });
-    Node& final_node = *final_ptr;
+    return add_final_after(*final_ptr, parts);
+  }
+  // A reduction's final node, after its parts.
+  Node& add_final_after(Node& final_node, const std::vector<Node*>& parts) {
     for (Node* p : parts) p->precede(final_node);
     record(Entry{&final_node, {}, 0}, GraphNodeRole::reduce_final, " final");
     return final_node;
@@ -469,13 +472,13 @@ class Graph {
   template <class Variant, class Tn, class Partials, class Reducer>
   Node& add_device_reduce_final(Tn& target, std::shared_ptr<Partials> partials, const Reducer& reducer,
                                 const std::vector<Node*>& parts) {
-    Node& final_node =
-        stage_graph().emplace_on(detail::block_stream(target, 0), [&target, partials, reducer](Stream& stream) {
-          detail::combine_into_site<Variant>(stream, target, partials->data(), partials->size(), reducer);
-        });
-    for (Node* p : parts) p->precede(final_node);
-    record(Entry{&final_node, {}, 0}, GraphNodeRole::reduce_final, " final");
-    return final_node;
+    return add_final_after(
+        stage_graph().emplace_on(detail::block_stream(target, 0),
+                                 [&target, partials, reducer](Stream& stream) {
+                                   detail::combine_into_site<Variant>(stream, target, partials->data(),
+                                                                      partials->size(), reducer);
+                                 }),
+        parts);
   }
 
   // Distributed tensors: per neighbouring rank, a node packing the halo into a message and an

@@ -71,13 +71,19 @@ struct is_device_reduce_arg : std::false_type {};
 template <typename R, typename Reducer>
 struct is_device_reduce_arg<DeviceReduceArg<R, Reducer>> : std::true_type {};
 
-/// The DeviceReduceArg among `args` (the caller knows there is one).
-template <typename A0, typename... A>
-TESSERA_HOST_DEVICE TESSERA_FORCE_INLINE const auto& device_reduce_arg(const A0& a0, const A&... rest) {
-  if constexpr (is_device_reduce_arg<A0>::value)
+/// The first of `args` whose type satisfies Is (the caller knows there is one).
+template <template <typename> class Is, typename A0, typename... A>
+TESSERA_HOST_DEVICE TESSERA_FORCE_INLINE const auto& first_arg(const A0& a0, const A&... rest) {
+  if constexpr (Is<A0>::value)
     return a0;
   else
-    return device_reduce_arg(rest...);
+    return first_arg<Is>(rest...);
+}
+
+/// The DeviceReduceArg among `args` (the caller knows there is one).
+template <typename... A>
+TESSERA_HOST_DEVICE TESSERA_FORCE_INLINE const auto& device_reduce_arg(const A&... args) {
+  return first_arg<is_device_reduce_arg>(args...);
 }
 
 template <typename A>
@@ -95,12 +101,9 @@ constexpr std::size_t count_reduce_block_args() {
 }
 
 /// The ReduceBlockArg among `args` (the caller knows there is one).
-template <typename A0, typename... A>
-const auto& reduce_block_arg(const A0& a0, const A&... rest) {
-  if constexpr (is_reduce_block_arg<A0>::value)
-    return a0;
-  else
-    return reduce_block_arg(rest...);
+template <typename... A>
+const auto& reduce_block_arg(const A&... args) {
+  return first_arg<is_reduce_block_arg>(args...);
 }
 
 /// The identity of the reducer of the ReduceBlockArg among `args` (T{} when there is none).
