@@ -13,7 +13,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <limits>
-#include <optional>
 #include <string>
 #include <thread>
 
@@ -419,13 +418,14 @@ void CommunicatorImpl::progress_loop() {
   constexpr std::size_t streamed = 64 * 1024;
   auto last_activity = clock::now();
   auto sleep = std::chrono::microseconds(1);
-  std::optional<clock::time_point> stream_until;
+  constexpr auto not_streaming = clock::time_point::max();
+  auto stream_until = not_streaming;
   for (;;) {
     const bool progressed = poll_once();
     if (progressed) {
       last_activity = clock::now();
       sleep = std::chrono::microseconds(1);
-      stream_until.reset();
+      stream_until = not_streaming;
     }
     if (attending_workers() > 0) {
       // Awake executor workers poll between their tasks and before they sleep, and the last to
@@ -446,13 +446,13 @@ void CommunicatorImpl::progress_loop() {
     // of this rank is awake to want the core.
     if (const std::size_t bytes = streaming_bytes_.load(std::memory_order_relaxed); bytes >= streamed) {
       const auto now = clock::now();
-      if (!stream_until) stream_until = now + spin + std::chrono::nanoseconds(bytes);
-      if (now < *stream_until) {
+      if (stream_until == not_streaming) stream_until = now + spin + std::chrono::nanoseconds(bytes);
+      if (now < stream_until) {
         std::this_thread::yield();
         continue;
       }
     } else {
-      stream_until.reset();
+      stream_until = not_streaming;
     }
     auto nothing_tracked = [this] {
       std::lock_guard step(poll_mutex_);  // always poll_mutex_ before list_mutex_
