@@ -70,9 +70,9 @@ bool bench_jacobi3d_ranks(tessera::dist::Communicator& comm, tessera::bench::Rep
     add("tensor+graph", tensor_ms, tensor_ratio);
     add("mobile objects", objects_ms, objects_ratio);
     std::printf(
-        "  halo not hidden: MPI %.0f %% (posting, packing, copying and waiting for faces), objects %.0f %% (all but "
-        "the "
-        "busiest rank's block steps), tensor %.0f %% (its time less that of the same graph without halo exchanges)\n",
+        "  halo not hidden: MPI %.0f %% (posting, packing, copying and waiting for faces), objects %.0f %% "
+        "(all but the busiest rank's block steps), tensor %.0f %% (its time less that of the same graph "
+        "without halo exchanges)\n",
         100 * median(mpi_halo), 100 * median(objects_halo), 100 * median(tensor_halo));
   }
   if (lead && !same) std::fprintf(stderr, "jacobi3d on 2 ranks: a tessera variant disagrees with the MPI version\n");

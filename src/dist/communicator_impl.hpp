@@ -189,8 +189,8 @@ class CommunicatorImpl final : public ProgressSource {
   std::mutex poll_mutex_;                                   // one progress step at a time
   std::vector<std::shared_ptr<RequestState>> active_;
   std::vector<MPI_Request> active_requests_;
-  // The bytes the tracked requests still move, as of the last progress step: a large transfer
-  // moves only while MPI is called (see progress_loop).
+  // The posted sizes of the tracked requests not yet complete, as of the last progress step: a
+  // large transfer moves only while MPI is called (see progress_loop).
   std::atomic<std::size_t> streaming_bytes_{0};
   std::vector<Poller> poller_snapshot_;
 
