@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <numeric>
 #include <thread>
 #include <vector>
@@ -48,6 +49,33 @@ TEST(DistCommunicator, GraphNodesExchangeWithoutHoldingWorkers) {
   tx.precede(check);
   executor.run(g).get();
   EXPECT_EQ(checked, 1);
+}
+
+// A message MPI moves in pieces (4 MiB), received by a graph whose only worker has gone to sleep
+// before the sender starts: the progress thread alone moves it, and every value arrives.
+TEST(DistCommunicator, GraphNodesStreamALargeMessageWhileNoWorkerIsAwake) {
+  auto& comm = test_comm();
+  const int r = comm.rank(), n = comm.size(), left = (r + n - 1) % n;
+  tessera::ExecutorOptions one_worker;
+  one_worker.gpu_workers = 1;
+  one_worker.cpu_workers = 0;
+  tessera::Executor executor(one_worker);
+  const std::size_t count = std::size_t{1} << 19;
+  std::vector<double> out(count), in(count, -1.0);
+  for (std::size_t i = 0; i < count; ++i) out[i] = r * 1e7 + static_cast<double>(i);
+  std::size_t wrong = 0;
+  tessera::NodeGraph g("stream");
+  auto& rx = comm.recv_node(g, in.data(), count * sizeof(double), left, 6);
+  auto& late = g.emplace([] { std::this_thread::sleep_for(std::chrono::milliseconds(5)); });
+  auto& tx = comm.send_node(g, out.data(), count * sizeof(double), (r + 1) % n, 6);
+  auto& check = g.emplace([&] {
+    for (std::size_t i = 0; i < count; ++i) wrong += in[i] != left * 1e7 + static_cast<double>(i);
+  });
+  late.precede(tx);
+  rx.precede(check);
+  tx.precede(check);
+  executor.run(g).get();
+  EXPECT_EQ(wrong, 0u);
 }
 
 TEST(DistCommunicator, BufferRowsTravelThroughTheHost) {
