@@ -320,8 +320,7 @@ void ExecutorImpl::execute_group(Task* task, Worker* worker) {
 }
 
 bool ExecutorImpl::replay_ready(const CaptureGroup& g) {
-  if (g.effects.empty()) return true;
-  ReplayCheck check;
+  ReplayCheck check;  // allocates only for the buffers the effects name
   return std::all_of(g.effects.begin(), g.effects.end(), [&](const auto& e) { return e->ready(check); });
 }
 

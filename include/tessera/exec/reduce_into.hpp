@@ -142,12 +142,7 @@ void combine_into_site(Stream& stream, Tn& t, const typename Tn::value_type* par
                                                              t.geometry(0));
   auto label = [&] { return "reduce_into '" + t.name() + "' total"; };
   launch_on_stream(
-      stream, label,
-      [partials, count, reducer, site] {
-        T total = Reducer::template identity<T>();
-        for (std::size_t i = 0; i < count; ++i) total = reducer(total, partials[i]);
-        *site = total;
-      },
+      stream, label, [partials, count, reducer, site] { *site = fold_in_order(partials, count, reducer); },
       [&](void* native_stream) {
         cuda_body<Variant>(native_stream, stream.device(), label, [&](auto native) {
           if (const char* failed = combine_in_order_on_cuda(native, partials, count, reducer, site))

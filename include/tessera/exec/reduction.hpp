@@ -269,15 +269,13 @@ std::optional<Event> reduce_block(Executor* executor, Tn& tensor, std::size_t b,
 /// Collective over the tensor's ranks.
 template <TensorLike Tn, typename R, typename Reducer>
 R combine_partials(Tn& tensor, const std::vector<R>& partials, const Reducer& reducer) {
-  R total = Reducer::template identity<R>();
-  for (const R& p : partials) total = reducer(total, p);
+  R total = fold_in_order(partials.data(), partials.size(), reducer);
   if constexpr (requires { tensor.ranks(); }) {
     if (Ranks* ranks = tensor.ranks()) {
       static_assert(std::is_trivially_copyable_v<R>, "a reduction over ranks sends its value as bytes");
       std::vector<R> all(static_cast<std::size_t>(ranks->size()));
       all_gather(*ranks, tensor.collective_channel(), &total, sizeof(R), all.data());
-      total = Reducer::template identity<R>();
-      for (const R& r : all) total = reducer(total, r);
+      total = fold_in_order(all.data(), all.size(), reducer);
     }
   }
   return total;

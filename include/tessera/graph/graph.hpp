@@ -443,9 +443,7 @@ class Graph {
     }
     if (final_ptr == nullptr)
       final_ptr = &stage_graph().emplace([partials, deliver, reducer] {
-        R total = Reducer::template identity<R>();
-        for (const R& p : *partials) total = reducer(total, p);
-        deliver(total);
+        deliver(detail::fold_in_order(partials->data(), partials->size(), reducer));
       });
     return add_final_after(*final_ptr, parts);
   }
@@ -553,14 +551,11 @@ class Graph {
     keep_alive(totals);
     const std::uint64_t channel = ranks.next_channel();
     return stage_graph().emplace_async([&ranks, partials, totals, deliver, reducer, channel](AsyncDone done) {
-      R mine = Reducer::template identity<R>();
-      for (const R& p : *partials) mine = reducer(mine, p);
-      totals->mine = mine;
+      totals->mine = detail::fold_in_order(partials->data(), partials->size(), reducer);
       post_all_gather(ranks, channel, &totals->mine, sizeof(R), totals->all.data(),
                       [totals, deliver, reducer, done](std::exception_ptr error) {
                         if (error) return done.fail(error);
-                        R total = Reducer::template identity<R>();
-                        for (const R& r : totals->all) total = reducer(total, r);
+                        const R total = detail::fold_in_order(totals->all.data(), totals->all.size(), reducer);
                         try {
                           deliver(total);
                         } catch (...) {

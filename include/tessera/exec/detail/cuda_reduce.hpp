@@ -15,6 +15,7 @@
 #include "tessera/device/device.hpp"
 #include "tessera/device/stream.hpp"
 #include "tessera/exec/detail/block_args.hpp"
+#include "tessera/exec/detail/site_reduction.hpp"
 
 namespace tessera::detail {
 
@@ -74,9 +75,7 @@ __global__ void fold_partials_kernel(const R* partials, unsigned count, Reducer 
 
 template <typename R, typename Reducer>
 __global__ void combine_in_order_kernel(const R* partials, std::size_t count, Reducer reducer, R* total) {
-  R acc = Reducer::template identity<R>();
-  for (std::size_t i = 0; i < count; ++i) acc = reducer(acc, partials[i]);
-  *total = acc;
+  *total = fold_in_order(partials, count, reducer);
 }
 
 template <typename R, typename Reducer>

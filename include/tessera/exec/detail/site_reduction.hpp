@@ -71,6 +71,16 @@ struct is_device_reduce_arg : std::false_type {};
 template <typename R, typename Reducer>
 struct is_device_reduce_arg<DeviceReduceArg<R, Reducer>> : std::true_type {};
 
+/// `count` values from `values` folded in order from the reducer's identity: how blocks'
+/// partials and ranks' totals are combined wherever that happens (a final node on the host or
+/// on a device, the CUDA combine kernel), so every place gives the same bits.
+template <typename R, typename Reducer>
+TESSERA_HOST_DEVICE R fold_in_order(const R* values, std::size_t count, const Reducer& reducer) {
+  R acc = Reducer::template identity<R>();
+  for (std::size_t i = 0; i < count; ++i) acc = reducer(acc, values[i]);
+  return acc;
+}
+
 /// The first of `args` whose type satisfies Is (the caller knows there is one).
 template <template <typename> class Is, typename A0, typename... A>
 TESSERA_HOST_DEVICE TESSERA_FORCE_INLINE const auto& first_arg(const A0& a0, const A&... rest) {
