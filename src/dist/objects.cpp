@@ -1297,33 +1297,21 @@ void ObjectsImpl::busy_end() {
 }
 
 void ObjectsImpl::finish_put(std::uint64_t ticket, const std::string& error) {
-  std::promise<void> promise;
-  {
-    std::lock_guard lock(promises_mutex);
-    auto it = put_promises.find(ticket);
-    if (it == put_promises.end()) return;
-    promise = std::move(it->second);
-    put_promises.erase(it);
-  }
+  auto promise = take_reply(put_promises, ticket);
+  if (!promise) return;
   if (error.empty())
-    promise.set_value();
+    promise->set_value();
   else
-    promise.set_exception(std::make_exception_ptr(Error("tessera::dist::Objects::" + error)));
+    promise->set_exception(std::make_exception_ptr(Error("tessera::dist::Objects::" + error)));
 }
 
 void ObjectsImpl::finish_get(std::uint64_t ticket, const std::string& error, std::span<const std::byte> bytes) {
-  std::promise<std::vector<std::byte>> promise;
-  {
-    std::lock_guard lock(promises_mutex);
-    auto it = get_promises.find(ticket);
-    if (it == get_promises.end()) return;
-    promise = std::move(it->second);
-    get_promises.erase(it);
-  }
+  auto promise = take_reply(get_promises, ticket);
+  if (!promise) return;
   if (error.empty())
-    promise.set_value(std::vector<std::byte>(bytes.begin(), bytes.end()));
+    promise->set_value(std::vector<std::byte>(bytes.begin(), bytes.end()));
   else
-    promise.set_exception(std::make_exception_ptr(Error("tessera::dist::Objects::" + error)));
+    promise->set_exception(std::make_exception_ptr(Error("tessera::dist::Objects::" + error)));
 }
 
 }  // namespace detail
@@ -1423,55 +1411,45 @@ void Objects::share(ObjectName name, Buffer& buffer) {
   add(name, detail::SharedRows{&buffer});
 }
 
-std::future<void> Objects::put(ObjectName name, RowRange rows, std::span<const std::byte> data) {
-  refuse_reserved(name, "put");
-  std::promise<void> promise;
+namespace {
+// put and get: a ticket whose promise waits for the owner's reply, and the request (the rows, the
+// ticket, then what `more` writes) sent to `name`'s handler; a request that cannot be sent gives
+// its ticket up.
+template <typename T, typename Send, typename More>
+std::future<T> request_rows(detail::ObjectsImpl& impl, std::unordered_map<std::uint64_t, std::promise<T>>& promises,
+                            RowRange rows, Send&& send, More&& more) {
+  std::promise<T> promise;
   auto future = promise.get_future();
-  std::uint64_t ticket;
-  {
-    std::lock_guard lock(impl_->promises_mutex);
-    ticket = impl_->next_ticket++;
-    impl_->put_promises.emplace(ticket, std::move(promise));
-  }
+  const std::uint64_t ticket = impl.await_reply(promises, std::move(promise));
   std::vector<std::byte> args;
   Writer w(args);
   w.put<std::uint64_t>(rows.begin);
   w.put<std::uint64_t>(rows.end);
   w.put(ticket);
-  w.put(data);
+  more(w);
   try {
-    send_bytes(name, impl_->put_handler, std::move(args));
+    send(std::move(args));
   } catch (...) {
-    std::lock_guard lock(impl_->promises_mutex);
-    impl_->put_promises.erase(ticket);
+    impl.take_reply(promises, ticket);
     throw;
   }
   return future;
 }
+}  // namespace
+
+std::future<void> Objects::put(ObjectName name, RowRange rows, std::span<const std::byte> data) {
+  refuse_reserved(name, "put");
+  return request_rows(
+      *impl_, impl_->put_promises, rows,
+      [&](std::vector<std::byte> args) { send_bytes(name, impl_->put_handler, std::move(args)); },
+      [&](Writer& w) { w.put(data); });
+}
 
 std::future<std::vector<std::byte>> Objects::get(ObjectName name, RowRange rows) {
   refuse_reserved(name, "get");
-  std::promise<std::vector<std::byte>> promise;
-  auto future = promise.get_future();
-  std::uint64_t ticket;
-  {
-    std::lock_guard lock(impl_->promises_mutex);
-    ticket = impl_->next_ticket++;
-    impl_->get_promises.emplace(ticket, std::move(promise));
-  }
-  std::vector<std::byte> args;
-  Writer w(args);
-  w.put<std::uint64_t>(rows.begin);
-  w.put<std::uint64_t>(rows.end);
-  w.put(ticket);
-  try {
-    send_bytes(name, impl_->get_handler, std::move(args));
-  } catch (...) {
-    std::lock_guard lock(impl_->promises_mutex);
-    impl_->get_promises.erase(ticket);
-    throw;
-  }
-  return future;
+  return request_rows(
+      *impl_, impl_->get_promises, rows,
+      [&](std::vector<std::byte> args) { send_bytes(name, impl_->get_handler, std::move(args)); }, [](Writer&) {});
 }
 
 Objects::~Objects() = default;

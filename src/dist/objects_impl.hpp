@@ -21,6 +21,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <shared_mutex>
 #include <span>
 #include <unordered_map>
@@ -247,6 +248,26 @@ class ObjectsImpl {
   std::uint64_t next_ticket = 0;
   std::unordered_map<std::uint64_t, std::promise<void>> put_promises;
   std::unordered_map<std::uint64_t, std::promise<std::vector<std::byte>>> get_promises;
+  /// A new ticket whose promise waits in `promises` for the owner's reply.
+  template <typename T>
+  std::uint64_t await_reply(std::unordered_map<std::uint64_t, std::promise<T>>& promises, std::promise<T> promise) {
+    std::lock_guard lock(promises_mutex);
+    const std::uint64_t ticket = next_ticket++;
+    promises.emplace(ticket, std::move(promise));
+    return ticket;
+  }
+  /// The promise of `ticket`, taken out of `promises`; none for a ticket already answered or
+  /// given up (a request that could not be sent).
+  template <typename T>
+  std::optional<std::promise<T>> take_reply(std::unordered_map<std::uint64_t, std::promise<T>>& promises,
+                                            std::uint64_t ticket) {
+    std::lock_guard lock(promises_mutex);
+    auto it = promises.find(ticket);
+    if (it == promises.end()) return std::nullopt;
+    std::optional<std::promise<T>> promise(std::move(it->second));
+    promises.erase(it);
+    return promise;
+  }
   void finish_put(std::uint64_t ticket, const std::string& error);
   void finish_get(std::uint64_t ticket, const std::string& error, std::span<const std::byte> bytes);
   bool movable(const LocalObject& o) {
