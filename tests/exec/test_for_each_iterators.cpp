@@ -47,7 +47,7 @@ float reference_stencil(const Extent<D>& n, const Index<D>& i) {
 
 template <std::size_t D>
 void check_stencil_everywhere(Executor& ex, MemoryManager& memory, Extent<D> n, Extent<D> partitions,
-                              Extent<D> sub_partitions, bool shared) {
+                              Extent<D> sub_partitions, bool shared, std::size_t rows_per_task = 0) {
   TensorOptions<D> o;
   o.partitions = partitions;
   o.sub_partitions = sub_partitions;
@@ -84,6 +84,7 @@ void check_stencil_everywhere(Executor& ex, MemoryManager& memory, Extent<D> n, 
   eo.block[0] = 4;
   eo.block[1] = 3;
   eo.block[2] = 2;
+  eo.rows_per_task = rows_per_task;
   if (shared)
     for_each(ex, eo, stencil, in_shared(u), out, where);
   else
@@ -94,7 +95,8 @@ void check_stencil_everywhere(Executor& ex, MemoryManager& memory, Extent<D> n, 
   where.gather_to(at.data());
   for (std::size_t k = 0; k < got.size(); ++k) {
     const Index<D> i = n.delinear(k);
-    ASSERT_EQ(got[k], reference_stencil(n, i)) << "site " << k << " partitions " << partitions.sizes[0];
+    ASSERT_EQ(got[k], reference_stencil(n, i)) << "site " << k << " partitions " << partitions.sizes[0]
+                                               << " rows per task " << rows_per_task;
     ASSERT_EQ(at[k], code(i)) << "site " << k;
   }
 }
@@ -120,6 +122,20 @@ TEST_P(ForEachIterators, ThreeDimensionalEdgesAndCorners) {
     check_stencil_everywhere<3>(ex, memory(), Extent<3>{7, 6, 5}, Extent<3>{1, 1, 1}, Extent<3>{1, 1, 1}, shared);
     check_stencil_everywhere<3>(ex, memory(), Extent<3>{7, 6, 5}, Extent<3>{1, 1, 2}, Extent<3>{2, 1, 1}, shared);
     check_stencil_everywhere<3>(ex, memory(), Extent<3>{7, 6, 5}, Extent<3>{2, 2, 1}, Extent<3>{1, 1, 2}, shared);
+  }
+}
+
+// A CPU worker walks a chunk's rows by stepping its row starts from row to row (along y, and at
+// a plane's end back along y and on along z) and jumps to the first row of its next chunk: one
+// row a chunk, four (steps across the ends of planes) and one chunk for the whole block.
+TEST_P(ForEachIterators, RowsWalkedInChunksOfAnySize) {
+  for (std::size_t rows_per_task : {std::size_t{1}, std::size_t{4}, std::size_t{1} << 20}) {
+    check_stencil_everywhere<3>(ex, memory(), Extent<3>{7, 6, 5}, Extent<3>{1, 1, 1}, Extent<3>{1, 1, 1}, false,
+                                rows_per_task);
+    check_stencil_everywhere<3>(ex, memory(), Extent<3>{7, 6, 5}, Extent<3>{1, 2, 1}, Extent<3>{1, 1, 2}, false,
+                                rows_per_task);
+    check_stencil_everywhere<2>(ex, memory(), Extent<2>{13, 11}, Extent<2>{1, 1}, Extent<2>{1, 1}, false,
+                                rows_per_task);
   }
 }
 

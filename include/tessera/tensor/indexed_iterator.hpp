@@ -88,6 +88,12 @@ class IndexedIterator {
     return r;
   }
 
+  /// offset(d, n) in place: moves this iterator `n` sites along dimension `d`.
+  TESSERA_HOST_DEVICE TESSERA_FORCE_INLINE constexpr void advance(std::size_t d, std::ptrdiff_t n) noexcept {
+    local_.coords[d] += n;
+    walk_.step(row_, x_, d, n);
+  }
+
   /// The same site, addressed from its tile in Tiled<V> layouts (x within [0, V)), so moving
   /// along x inside the tile is linear in memory: how the CPU loop lets `omp simd` see
   /// contiguous lanes. Other layouts are returned unchanged.
