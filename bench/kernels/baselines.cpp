@@ -30,6 +30,19 @@ double jacobi_steps(jacobi3d::BlockGrid* blocks, std::size_t count, bool one_thr
   return err;
 }
 
+void jacobi_average(const double* in, double* out, std::size_t n, std::size_t pitch, std::size_t rows_per_plane) {
+  const auto sy = static_cast<std::ptrdiff_t>(pitch), sz = sy * static_cast<std::ptrdiff_t>(rows_per_plane);
+  for (std::size_t k = 1; k <= n; ++k)
+    for (std::size_t j = 1; j <= n; ++j) {
+      const double* c = in + 1 + sy * static_cast<std::ptrdiff_t>(j) + sz * static_cast<std::ptrdiff_t>(k);
+      double* o = out + 1 + sy * static_cast<std::ptrdiff_t>(j) + sz * static_cast<std::ptrdiff_t>(k);
+#pragma omp simd
+      for (std::size_t i = 0; i < n; ++i) {  // hot-loop: jacobi-average
+        o[i] = (c[i] + c[i - 1] + c[i + 1] + c[i - sy] + c[i + sy] + c[i - sz] + c[i + sz]) / 7.0;
+      }
+    }
+}
+
 void saxpy(float* y, const float* x, float a, std::size_t n) {
 #pragma omp parallel for simd schedule(static)
   for (std::size_t i = 0; i < n; ++i) {  // hot-loop: saxpy

@@ -19,6 +19,12 @@ namespace tessera::bench::baseline {
 /// Returns the largest change.
 double jacobi_steps(jacobi3d::BlockGrid* blocks, std::size_t count, bool one_thread = false);
 
+/// The 7-point average (centre included, / 7) of an n^3 block with one padding site on every
+/// side, rows of `pitch` doubles and `rows_per_plane` rows a z plane, from `in` into `out` (both
+/// the block's first padded row): Jacobi3D's stencil alone, written by hand, for timing a
+/// tensor's for_each over the same memory.
+void jacobi_average(const double* in, double* out, std::size_t n, std::size_t pitch, std::size_t rows_per_plane);
+
 /// Whether the baselines were built with OpenMP (else they are serial loops).
 bool have_openmp();
 
