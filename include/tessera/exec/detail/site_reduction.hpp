@@ -250,7 +250,6 @@ template <typename R, typename Reducer>
 R fold_contributions(const R* site, std::size_t count, const Reducer& reducer) {
   if constexpr (std::is_floating_point_v<R> && (std::is_same_v<Reducer, Max> || std::is_same_v<Reducer, Min>))
     if (const std::optional<R> v = fold_extreme<std::is_same_v<Reducer, Max>>(site, count)) return *v;
-  R acc = Reducer::template identity<R>();
   if constexpr (std::is_arithmetic_v<R> && folds_in_any_order<Reducer>()) {
     constexpr std::size_t W = std::max<std::size_t>(1, 64 / sizeof(R));
     R lane[W];
@@ -261,11 +260,9 @@ R fold_contributions(const R* site, std::size_t count, const Reducer& reducer) {
       for (std::size_t l = 0; l < W; ++l) lane[l] = reducer(lane[l], site[x + l]);
     }
     for (std::size_t l = 0; l < count - x; ++l) lane[l] = reducer(lane[l], site[x + l]);
-    for (const R& l : lane) acc = reducer(acc, l);
-    return acc;
+    return fold_in_order(lane, W, reducer);
   } else {
-    for (std::size_t x = 0; x < count; ++x) acc = reducer(acc, site[x]);
-    return acc;
+    return fold_in_order(site, count, reducer);
   }
 }
 
