@@ -72,7 +72,9 @@ class BlasLoop {
  public:
   BlasLoop(const fm::MlpConfig& c, const fm::Parameters& p, std::size_t batch, tessera::Executor& executor)
       : c_(c), executor_(executor), w1_(p.w1), w2_(p.w2), b2_(p.b2) {
-    openblas_set_num_threads(1);
+    // Asked only when needed: tessera leaves OpenBLAS at one thread with its pool shut, and
+    // setting the number starts the pool again (its threads spin for about 0.1 s).
+    if (openblas_get_num_threads() != 1) openblas_set_num_threads(1);
     const std::size_t n1 = c.inputs + 1, h = c.hidden, k = c.classes;
     a_.resize(batch * h);
     logits_.resize(batch * k);

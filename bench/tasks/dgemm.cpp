@@ -167,8 +167,9 @@ void dgemm(tessera::bench::Report& report, bool quick) {
     }
   }
   // Sim devices run kernels on their stream threads; one BLAS thread each keeps them from
-  // oversubscribing the cores (the direct loop gets the same).
-  openblas_set_num_threads(1);
+  // oversubscribing the cores (the direct loop gets the same). Asked only when needed: setting
+  // the number starts OpenBLAS's pool again where tessera shut it.
+  if (openblas_get_num_threads() != 1) openblas_set_num_threads(1);
 #else
   std::printf("OpenBLAS not built in (install libopenblas-dev): CPU DGEMM rows skipped; sim rows use a naive loop\n");
 #endif

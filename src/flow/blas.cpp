@@ -30,9 +30,29 @@ const char* cublas_gemm(void* stream, int device, bool trans_a, bool trans_b, st
 namespace {
 
 #if defined(TESSERA_HAVE_OPENBLAS)
+// OpenBLAS's pthread build starts a pool of (cores - 1) threads when it is loaded, each of which
+// yields in a loop for its first 2^28 cycles (about 0.1 s) before it sleeps: every process that
+// links tessera, every MPI rank and every test, would start with the other cores busy. So
+// OpenBLAS is set to one thread and its pool shut as tessera is loaded. In that order: setting
+// the number of threads starts the pool again when it is shut. A program that wants OpenBLAS's
+// threads for its own calls sets their number after (openblas_set_num_threads), which brings the
+// pool back. Weak: the serial and OpenMP builds have no such pool.
+extern "C" int blas_thread_shutdown_(void) __attribute__((weak));
+void shut_blas_pool() {
+  openblas_set_num_threads(1);
+  if (blas_thread_shutdown_ != nullptr) blas_thread_shutdown_();
+}
+[[maybe_unused]] const bool blas_pool_shut_at_load = [] {
+  shut_blas_pool();
+  return true;
+}();
+// Products run one OpenBLAS call per worker: a program that gave OpenBLAS threads since is set
+// back to one, once.
 void one_blas_thread() {
   static std::once_flag once;
-  std::call_once(once, [] { openblas_set_num_threads(1); });
+  std::call_once(once, [] {
+    if (openblas_get_num_threads() != 1) shut_blas_pool();
+  });
 }
 void blas_gemm(bool ta, bool tb, std::size_t m, std::size_t n, std::size_t k, const double* a, std::size_t lda,
                const double* b, std::size_t ldb, double* c, std::size_t ldc) {

@@ -1,0 +1,81 @@
+// A process that links tessera starts no thread of its own, and a flow's matrix products start no
+// BLAS pool beside the executor's workers: on a machine shared by MPI ranks, or by a program and
+// its tests, a spinning pool takes cores from the work (docs/flow.md, "Firings are executor work").
+
+#include "flow_test_support.hpp"
+
+#include <tessera/sched/executor.hpp>
+
+#include <dirent.h>
+
+namespace flow = tessera::flow;
+
+namespace {
+
+#if defined(__SANITIZE_THREAD__)
+constexpr bool own_threads = true;  // ThreadSanitizer runs a thread of its own
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+constexpr bool own_threads = true;
+#else
+constexpr bool own_threads = false;
+#endif
+#else
+constexpr bool own_threads = false;
+#endif
+
+/// The threads of this process (Linux), or -1 where /proc cannot say.
+int threads_now() {
+  DIR* tasks = opendir("/proc/self/task");
+  if (tasks == nullptr) return -1;
+  int n = 0;
+  while (const dirent* e = readdir(tasks))
+    if (e->d_name[0] != '.') ++n;
+  closedir(tasks);
+  return n;
+}
+
+}  // namespace
+
+// OpenBLAS's pthread build starts a pool of (cores - 1) threads at load, which yield-spin for
+// about 0.1 s: tessera shuts it as it is loaded (src/flow/blas.cpp).
+TEST(QuietStart, OneThreadBeforeAnyExecutor) {
+  if (own_threads) GTEST_SKIP() << "ThreadSanitizer runs a thread of its own";
+  const int n = threads_now();
+  if (n < 0) GTEST_SKIP() << "no /proc/self/task here";
+  EXPECT_EQ(n, 1) << "threads running before any tessera object was made";
+  // Keeps libtessera loaded (and so its initialisers run) however the linker trims.
+  EXPECT_EQ(tessera::DeviceSet::select("host").num_accelerators(), 0u);
+}
+
+TEST(QuietStart, MatrixProductsLeaveNoPoolBehind) {
+  if (own_threads) GTEST_SKIP() << "ThreadSanitizer runs a thread of its own";
+  if (threads_now() < 0) GTEST_SKIP() << "no /proc/self/task here";
+  const std::size_t m = 96, k = 64, n = 80;
+  const auto a = flow_test::sample<double>(m * k, 3), b = flow_test::sample<double>(k * n, 4);
+  std::vector<double> product;
+  {
+    // Its own executor, so that every thread the flow starts has ended when the block does.
+    tessera::Executor executor;
+    auto devices = tessera::DeviceSet::select("host");
+    flow::FlowOptions options;
+    options.executor = &executor;
+    flow::Flow f{devices, options};
+    auto& mp = f.add<flow::MatrixProduct<double>>();
+    f.on_receive(mp.output, [&](const flow::Matrix<double>& r) { product = r.to_vector(); });
+    auto set = f.new_input_set();
+    f.send(mp.left, flow::Matrix<double>(f, {m, k}, a), set);
+    f.send(mp.right, flow::Matrix<double>(f, {k, n}, b), set);
+    f.wait();
+  }
+  ASSERT_EQ(product.size(), m * n);
+  for (std::size_t i = 0; i < m; ++i)
+    for (std::size_t j = 0; j < n; ++j) {
+      double e = 0;
+      for (std::size_t p = 0; p < k; ++p) e += a[i * k + p] * b[p * n + j];
+      ASSERT_NEAR(product[i * n + j], e, 1e-10) << "at (" << i << ", " << j << ")";
+    }
+  // The flow and its executor are gone, and with them every thread they started; OpenBLAS,
+  // told to use one thread, must not have started its pool again.
+  EXPECT_EQ(threads_now(), 1) << "threads left running after the flow ended";
+}
