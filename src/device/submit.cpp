@@ -21,13 +21,14 @@ struct TraceSpan {
 
 Event submit(Stream& stream, std::span<const Event* const> after, FunctionRef<void(Stream&)> enqueue,
              std::function<void()> on_complete, std::string_view trace_label) {
-  return detail::submit_work(stream, after, enqueue, std::move(on_complete), trace_label, true);
+  return *detail::submit_work(stream, after, enqueue, std::move(on_complete), trace_label, true);
 }
 
 namespace detail {
 
-Event submit_work(Stream& stream, std::span<const Event* const> after, FunctionRef<void(Stream&)> enqueue,
-                  std::function<void()> on_complete, std::string_view trace_label, bool record) {
+std::optional<Event> submit_work(Stream& stream, std::span<const Event* const> after,
+                                 FunctionRef<void(Stream&)> enqueue, std::function<void()> on_complete,
+                                 std::string_view trace_label, bool record) {
   try {
     stream.device().make_current();
     for (const Event* e : after) stream.wait(*e);
@@ -36,7 +37,8 @@ Event submit_work(Stream& stream, std::span<const Event* const> after, FunctionR
       if (span.stream) stream.begin_span(trace_label);
       enqueue(stream);
     }
-    Event issued = record ? stream.record() : Event();
+    std::optional<Event> issued;
+    if (record) issued = stream.record();
     if (on_complete) stream.then(std::move(on_complete));
     return issued;
   } catch (...) {

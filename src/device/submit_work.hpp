@@ -5,12 +5,15 @@
 
 #include <tessera/device/submit.hpp>
 
+#include <optional>
 #include <string_view>
 
 namespace tessera::detail {
 
-/// As tessera::submit; when `record` is false, returns an Event that is already ready.
-Event submit_work(Stream& stream, std::span<const Event* const> after, FunctionRef<void(Stream&)> enqueue,
-                  std::function<void()> on_complete, std::string_view trace_label, bool record);
+/// As tessera::submit; when `record` is false, returns no Event at all (not even a ready one:
+/// making one and dropping it touched a count every thread shares, twice a device node).
+std::optional<Event> submit_work(Stream& stream, std::span<const Event* const> after,
+                                 FunctionRef<void(Stream&)> enqueue, std::function<void()> on_complete,
+                                 std::string_view trace_label, bool record);
 
 }  // namespace tessera::detail

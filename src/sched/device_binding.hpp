@@ -19,7 +19,8 @@ struct DeviceBinding {
 
   Stream* stream;
   /// Recorded on `stream` right after the node's body enqueued its work; written before the
-  /// node releases its device successors, read by them after they are released.
+  /// node releases its device successors, read by them after they are released. Left as it is
+  /// (a ready Event since the graph was last prepared) where nothing records it.
   Event issued;
   /// The `issued` events of device predecessors on other streams (filled by
   /// NodeGraph::prepare_for_run): what this node's stream waits for on the device. A predecessor

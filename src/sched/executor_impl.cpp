@@ -260,8 +260,9 @@ Node* ExecutorImpl::issue_device_node(Node* node, Topology* topo, Worker& w) {
     // become ready while its device work still touches the caller's data.
     std::function<void()> on_complete;
     if (!d.completes_at_issue) on_complete = [node] { node->topology_->executor->complete_async(node, nullptr); };
-    d.issued = submit_work(*d.stream, d.waits, [node](Stream&) { node->work_.invoke(*node); }, std::move(on_complete),
-                           node->name(), d.records_event);
+    if (auto recorded = submit_work(*d.stream, d.waits, [node](Stream&) { node->work_.invoke(*node); },
+                                    std::move(on_complete), node->name(), d.records_event))
+      d.issued = std::move(*recorded);
     issued = true;
   } catch (...) {
     topo->record_failure(node_failure(*node, std::current_exception()));
@@ -377,7 +378,7 @@ void ExecutorImpl::record_group(CaptureGroup& g) {
     try {
       capture->label(n->name());
       n->device_->issued =
-          submit_work(*n->device_->stream, g.waits[k], [n](Stream&) { n->work_.invoke(*n); }, {}, n->name(), true);
+          *submit_work(*n->device_->stream, g.waits[k], [n](Stream&) { n->work_.invoke(*n); }, {}, n->name(), true);
     } catch (...) {
       std::rethrow_exception(node_failure(*n, std::current_exception()));  // the capture is dropped
     }

@@ -245,6 +245,7 @@ void NodeGraph::prepare_for_run() {
         !n->successors_.empty() && std::all_of(n->successors_.begin(), n->successors_.end(),
                                                [](const Node* s) { return s->device_ != nullptr; });
     n->device_->records_event = false;
+    n->device_->issued = Event();  // nothing of an earlier structure's runs
     for (Node* s : n->successors_)
       if (s->device_ && n->device_->stream != s->device_->stream) {
         s->device_->waits.push_back(&n->device_->issued);

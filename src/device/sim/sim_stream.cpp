@@ -37,15 +37,18 @@ SimStream::~SimStream() {
 }
 
 void SimStream::push(Item item) {
+  bool was_empty = false;
   {
     std::lock_guard lock(mutex_);
     if (capture_ != nullptr) {
       capture_->add_item(*this, std::move(item));
       return;
     }
+    was_empty = queue_.empty();
     queue_.push_back(std::move(item));
   }
-  has_work_.notify_one();
+  // The stream's thread waits only on an empty queue (it takes everything queued at once).
+  if (was_empty) has_work_.notify_one();
 }
 
 void SimStream::enqueue_host(std::function<void()> work, std::string label) {
@@ -93,19 +96,25 @@ void SimStream::drain(std::vector<TraceEvent>& out) {
 }
 
 void SimStream::run() {
+  // Everything queued is taken under one hold of the lock and run in order outside it: an item
+  // at a time, the stream's thread and the thread enqueueing the next item took turns at the
+  // lock for every item, and waited for each other in the kernel when they met.
+  std::deque<Item> taken;
   for (;;) {
-    Item item;
     {
       std::unique_lock lock(mutex_);
       has_work_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
       if (queue_.empty()) return;  // stopping, and everything queued has run
-      item = std::move(queue_.front());
-      queue_.pop_front();
+      taken.swap(queue_);
     }
-    if (std::exception_ptr failure = execute(item)) {
-      // A real device has no one to throw to either; the layers above route kernel errors to
-      // the node that launched them before they get here.
-      log_error("work on stream {} threw and was dropped: {}", name(), describe_exception(failure));
+    while (!taken.empty()) {
+      const Item item = std::move(taken.front());  // destroyed as soon as it has run, as before
+      taken.pop_front();
+      if (std::exception_ptr failure = execute(item)) {
+        // A real device has no one to throw to either; the layers above route kernel errors to
+        // the node that launched them before they get here.
+        log_error("work on stream {} threw and was dropped: {}", name(), describe_exception(failure));
+      }
     }
   }
 }
