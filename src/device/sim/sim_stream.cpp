@@ -108,9 +108,9 @@ void SimStream::run() {
       taken.swap(queue_);
     }
     while (!taken.empty()) {
-      const Item item = std::move(taken.front());  // destroyed as soon as it has run, as before
-      taken.pop_front();
-      if (std::exception_ptr failure = execute(item)) {
+      const std::exception_ptr failure = execute(taken.front());
+      taken.pop_front();  // destroyed as soon as it has run, as before
+      if (failure) {
         // A real device has no one to throw to either; the layers above route kernel errors to
         // the node that launched them before they get here.
         log_error("work on stream {} threw and was dropped: {}", name(), describe_exception(failure));
