@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdint>
 #include <numeric>
 #include <thread>
 #include <vector>
@@ -30,6 +31,37 @@ TEST(DistCommunicator, RingOfValuesArrivesIntact) {
   EXPECT_EQ(rx.bytes(), in.size() * sizeof(double));
   const int left = (r + n - 1) % n;
   for (std::size_t i = 0; i < in.size(); ++i) ASSERT_EQ(in[i], 1000.0 * left + static_cast<double>(i));
+}
+
+// A message shorter than the receive's room: bytes() says what came, whether the waiting
+// thread saw it complete (a small message, at once) or the progress engine did (a receive
+// nobody waits on until later).
+TEST(DistCommunicator, ShortMessagesReportTheBytesThatCame) {
+  auto& comm = test_comm();
+  const int r = comm.rank(), n = comm.size();
+  const int left = (r + n - 1) % n, right = (r + 1) % n;
+  for (const std::size_t sent : {std::size_t{0}, std::size_t{3}, std::size_t{24}, std::size_t{5000}}) {
+    std::vector<std::uint8_t> out(sent, static_cast<std::uint8_t>(r + 1)), in(sent + 77, 0);
+    auto rx = comm.recv_bytes(in.data(), in.size(), left, 9);
+    comm.send_bytes(out.data(), out.size(), right, 9).wait();
+    rx.wait();
+    EXPECT_EQ(rx.bytes(), sent) << sent << " bytes sent, room for " << in.size();
+    for (std::size_t i = 0; i < sent; ++i) ASSERT_EQ(in[i], static_cast<std::uint8_t>(left + 1));
+    for (std::size_t i = sent; i < in.size(); ++i) ASSERT_EQ(in[i], 0) << "written past the message";
+  }
+  // Completed by the progress engine: the message comes 20 ms late, long after the wait's spin
+  // window, so the waiter hands the receive over and sleeps until the progress thread sees it.
+  std::vector<std::uint8_t> out(40, static_cast<std::uint8_t>(r + 7)), in(100, 0);
+  auto rx = comm.recv_bytes(in.data(), in.size(), left, 10);
+  std::thread late([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    comm.send_bytes(out.data(), out.size(), right, 10).wait();
+  });
+  rx.wait();
+  late.join();
+  EXPECT_EQ(rx.bytes(), out.size());
+  EXPECT_EQ(in[39], static_cast<std::uint8_t>(left + 7));
+  EXPECT_EQ(in[40], 0) << "written past the message";
 }
 
 TEST(DistCommunicator, GraphNodesExchangeWithoutHoldingWorkers) {
