@@ -64,6 +64,34 @@ TEST(DistCommunicator, ShortMessagesReportTheBytesThatCame) {
   EXPECT_EQ(in[40], 0) << "written past the message";
 }
 
+// Copies of one Request waited on in several threads at once: each wait tests it (one at a time)
+// until it completes or is handed to the progress engine, once; every waiter returns, with the
+// bytes. Once as the message comes at once, once as it comes after the waits' spin.
+TEST(DistCommunicator, CopiesOfARequestWaitedOnInSeveralThreads) {
+  auto& comm = test_comm();
+  const int r = comm.rank(), n = comm.size();
+  const int left = (r + n - 1) % n, right = (r + 1) % n;
+  for (const int delay_ms : {0, 20}) {
+    std::vector<std::uint8_t> out(16, static_cast<std::uint8_t>(r + 3)), in(32, 0);
+    const tessera::dist::Request rx = comm.recv_bytes(in.data(), in.size(), left, 11);
+    std::vector<std::thread> waiters;
+    std::vector<std::size_t> got(3, 0);
+    for (std::size_t t = 0; t < got.size(); ++t)
+      waiters.emplace_back([rx, &got, t] {  // a copy each
+        rx.wait();
+        got[t] = rx.bytes();
+      });
+    std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms));
+    comm.send_bytes(out.data(), out.size(), right, 11).wait();
+    rx.wait();
+    for (auto& w : waiters) w.join();
+    for (std::size_t t = 0; t < got.size(); ++t)
+      EXPECT_EQ(got[t], out.size()) << "waiter " << t << ", " << delay_ms << " ms";
+    EXPECT_EQ(in[15], static_cast<std::uint8_t>(left + 3));
+    EXPECT_EQ(in[16], 0);
+  }
+}
+
 TEST(DistCommunicator, GraphNodesExchangeWithoutHoldingWorkers) {
   auto& comm = test_comm();
   const int r = comm.rank(), n = comm.size();
