@@ -203,6 +203,17 @@ Request CommunicatorImpl::track(std::shared_ptr<RequestState> state) {
   return Request(std::move(state));
 }
 
+std::shared_ptr<RequestState> CommunicatorImpl::sent_request_state() {
+  static RequestState* const sent = [] {
+    auto* s = new RequestState();
+    s->op = "send";
+    s->tracked.store(true, std::memory_order_relaxed);
+    s->done.store(true, std::memory_order_relaxed);
+    return s;
+  }();
+  return std::shared_ptr<RequestState>(std::shared_ptr<void>(), sent);
+}
+
 Request CommunicatorImpl::start_send(const void* data, std::size_t bytes, int dest, int tag,
                                      std::function<void(RequestState&)> on_complete, MPI_Comm on) {
   MPI_Comm to = on == MPI_COMM_NULL ? comm : on;
@@ -220,7 +231,7 @@ Request CommunicatorImpl::start_send(const void* data, std::size_t bytes, int de
       rc = MPI_Isend(data, static_cast<int>(bytes), MPI_BYTE, dest, tag, to, &posted);
       if (rc == MPI_SUCCESS) rc = MPI_Test(&posted, &flag, MPI_STATUS_IGNORE);
     }
-    if (rc == MPI_SUCCESS && flag) return Request(sent_);
+    if (rc == MPI_SUCCESS && flag) return Request(sent_request_state());
   }
   auto state = make_request_state();
   state->op = "send";
@@ -571,6 +582,7 @@ void CommunicatorImpl::wait(RequestState& state) {
 
 bool Request::ready() const {
   if (!state_) throw Error("tessera::dist::Request: an empty request (default-constructed)");
+  if (state_->done.load(std::memory_order_acquire)) return true;
   if (!state_->tracked.load(std::memory_order_acquire)) return state_->owner->test_untracked(*state_);
   return state_->done.load(std::memory_order_acquire);
 }
@@ -587,6 +599,10 @@ Request::~Request() {
 
 void Request::wait() const {
   if (!state_) throw Error("tessera::dist::Request: an empty request (default-constructed)");
+  if (state_->done.load(std::memory_order_acquire)) {
+    if (state_->error) std::rethrow_exception(state_->error);
+    return;
+  }
   state_->owner->wait(*state_);
 }
 

@@ -200,15 +200,11 @@ class CommunicatorImpl final : public ProgressSource {
   // Threads polling in wait(): while there are any, the progress thread need not poll itself
   // (two pollers per rank would share the cores with the other ranks' for nothing).
   std::atomic<int> polling_waiters_{0};
-  // What every small send that completed when posted returns: one complete state, shared.
-  std::shared_ptr<RequestState> sent_ = [this] {
-    auto s = std::make_shared<RequestState>();
-    s->op = "send";
-    s->owner = this;
-    s->tracked.store(true, std::memory_order_relaxed);
-    s->done.store(true, std::memory_order_relaxed);
-    return s;
-  }();
+  // What every small send that completed when posted returns: one complete state for the whole
+  // process, never destroyed, which its Requests point to without owning it (an aliasing
+  // shared_ptr with no owner), so that no count is touched. Request's members answer a complete
+  // state without asking its owner.
+  static std::shared_ptr<RequestState> sent_request_state();
   std::atomic<bool> progress_asleep_{false};  // in its untimed wait: only then does wake() notify
   bool stop_ = false;
   std::thread progress_;
