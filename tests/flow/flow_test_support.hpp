@@ -34,4 +34,17 @@ std::vector<T> sample(std::size_t n, unsigned salt = 1) {
   return v;
 }
 
+/// Checks `got` (m x n, row-major) against the product of a (m x k) and b (k x n), summed in
+/// order per entry.
+inline void expect_product(const std::vector<double>& a, const std::vector<double>& b, std::size_t m, std::size_t k,
+                           std::size_t n, const std::vector<double>& got) {
+  ASSERT_EQ(got.size(), m * n);
+  for (std::size_t i = 0; i < m; ++i)
+    for (std::size_t j = 0; j < n; ++j) {
+      double e = 0;
+      for (std::size_t p = 0; p < k; ++p) e += a[i * k + p] * b[p * n + j];
+      ASSERT_NEAR(got[i * n + j], e, 1e-10) << "at (" << i << ", " << j << ")";
+    }
+}
+
 }  // namespace flow_test

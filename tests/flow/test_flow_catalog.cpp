@@ -202,13 +202,7 @@ TEST_P(Catalog, MatrixProductsAgainstLoops) {
   f.send(mv.left, am, set);
   f.send(mv.right, flow::Vector<double>(f, x), set);
   f.wait();
-  ASSERT_EQ(rp.size(), m * n);
-  for (std::size_t i = 0; i < m; ++i)
-    for (std::size_t j = 0; j < n; ++j) {
-      double e = 0;
-      for (std::size_t p = 0; p < k; ++p) e += a[i * k + p] * b[p * n + j];
-      EXPECT_NEAR(rp[i * n + j], e, 1e-10);
-    }
+  flow_test::expect_product(a, b, m, k, n, rp);
   ASSERT_EQ(rv.size(), m);
   for (std::size_t i = 0; i < m; ++i) {
     double e = 0;
