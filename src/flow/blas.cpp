@@ -12,6 +12,7 @@
 #include <tessera/flow/operation.hpp>
 
 #include <algorithm>
+#include <cstdlib>
 #include <mutex>
 
 #if defined(TESSERA_HAVE_OPENBLAS)
@@ -33,17 +34,18 @@ namespace {
 // OpenBLAS's pthread build starts a pool of (cores - 1) threads when it is loaded, each of which
 // yields in a loop for its first 2^28 cycles (about 0.1 s) before it sleeps: every process that
 // links tessera, every MPI rank and every test, would start with the other cores busy. So
-// OpenBLAS is set to one thread and its pool shut as tessera is loaded. In that order: setting
-// the number of threads starts the pool again when it is shut. A program that wants OpenBLAS's
-// threads for its own calls sets their number after (openblas_set_num_threads), which brings the
-// pool back. Weak: the serial and OpenMP builds have no such pool.
+// OpenBLAS is set to one thread and its pool shut as tessera is loaded, unless the user chose
+// its threads (OPENBLAS_NUM_THREADS). In that order: setting the number of threads starts the
+// pool again when it is shut. A program that wants OpenBLAS's threads for its own calls sets
+// their number after (openblas_set_num_threads), which brings the pool back. Weak: the serial
+// and OpenMP builds have no such pool.
 extern "C" int blas_thread_shutdown_(void) __attribute__((weak));
 void shut_blas_pool() {
   openblas_set_num_threads(1);
   if (blas_thread_shutdown_ != nullptr) blas_thread_shutdown_();
 }
 [[maybe_unused]] const bool blas_pool_shut_at_load = [] {
-  shut_blas_pool();
+  if (std::getenv("OPENBLAS_NUM_THREADS") == nullptr) shut_blas_pool();
   return true;
 }();
 // Products run one OpenBLAS call per worker: a program that gave OpenBLAS threads since is set

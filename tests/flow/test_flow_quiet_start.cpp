@@ -8,6 +8,10 @@
 
 #include <dirent.h>
 
+#include <algorithm>
+#include <cstdlib>
+#include <thread>
+
 namespace flow = tessera::flow;
 
 namespace {
@@ -33,14 +37,34 @@ int threads_now() {
 }  // namespace
 
 // OpenBLAS's pthread build starts a pool of (cores - 1) threads at load, which yield-spin for
-// about 0.1 s: tessera shuts it as it is loaded (src/flow/blas.cpp).
+// about 0.1 s: tessera shuts it as it is loaded (src/flow/blas.cpp), unless the user set
+// OPENBLAS_NUM_THREADS (flow.quiet_start_keeps_a_chosen_blas_pool runs this file so).
 TEST(QuietStart, OneThreadBeforeAnyExecutor) {
   if (own_threads) GTEST_SKIP() << "ThreadSanitizer runs a thread of its own";
+  if (std::getenv("OPENBLAS_NUM_THREADS") != nullptr) GTEST_SKIP() << "OPENBLAS_NUM_THREADS is set";
   const int n = threads_now();
   if (n < 0) GTEST_SKIP() << "no /proc/self/task here";
   EXPECT_EQ(n, 1) << "threads running before any tessera object was made";
   // Keeps libtessera loaded (and so its initialisers run) however the linker trims.
   EXPECT_EQ(tessera::DeviceSet::select("host").num_accelerators(), 0u);
+}
+
+// The pthread build of OpenBLAS has this; the serial and OpenMP builds start no pool of their own.
+extern "C" int blas_thread_shutdown_(void) __attribute__((weak));
+
+TEST(QuietStart, AChosenBlasThreadCountIsLeftAlone) {
+  const char* chosen = std::getenv("OPENBLAS_NUM_THREADS");
+  if (chosen == nullptr) GTEST_SKIP() << "run with OPENBLAS_NUM_THREADS set";
+  if (own_threads) GTEST_SKIP() << "ThreadSanitizer runs a thread of its own";
+  if (threads_now() < 0) GTEST_SKIP() << "no /proc/self/task here";
+#if defined(TESSERA_TEST_HAVE_OPENBLAS)
+  if (blas_thread_shutdown_ == nullptr) GTEST_SKIP() << "this OpenBLAS starts no pool of its own";
+  // OpenBLAS runs (chosen - 1) threads beside the caller, capped by the cores.
+  const long want = std::min<long>(std::atol(chosen), static_cast<long>(std::thread::hardware_concurrency()));
+  EXPECT_EQ(threads_now(), static_cast<int>(std::max(1L, want))) << "OPENBLAS_NUM_THREADS=" << chosen;
+#else
+  GTEST_SKIP() << "built without OpenBLAS";
+#endif
 }
 
 TEST(QuietStart, MatrixProductsLeaveNoPoolBehind) {
