@@ -204,7 +204,7 @@ class CommunicatorImpl final : public ProgressSource {
   // process, never destroyed, which its Requests point to without owning it (an aliasing
   // shared_ptr with no owner), so that no count is touched. Request's members answer a complete
   // state without asking its owner.
-  static std::shared_ptr<RequestState> sent_request_state();
+  static const std::shared_ptr<RequestState>& sent_request_state();
   std::atomic<bool> progress_asleep_{false};  // in its untimed wait: only then does wake() notify
   bool stop_ = false;
   std::thread progress_;
