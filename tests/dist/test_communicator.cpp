@@ -34,8 +34,8 @@ TEST(DistCommunicator, RingOfValuesArrivesIntact) {
 }
 
 // A message shorter than the receive's room: bytes() says what came, whether the waiting
-// thread saw it complete (a small message, at once) or the progress engine did (a receive
-// nobody waits on until later).
+// thread saw it complete (the message came at once) or the progress engine did (it came after
+// the wait's spin window).
 TEST(DistCommunicator, ShortMessagesReportTheBytesThatCame) {
   auto& comm = test_comm();
   const int r = comm.rank(), n = comm.size();
