@@ -587,8 +587,8 @@ void CommunicatorImpl::wait(RequestState& state) {
 bool Request::ready() const {
   if (!state_) throw Error("tessera::dist::Request: an empty request (default-constructed)");
   if (state_->done.load(std::memory_order_acquire)) return true;
-  if (!state_->tracked.load(std::memory_order_acquire)) return state_->owner->test_untracked(*state_);
-  return state_->done.load(std::memory_order_acquire);
+  // Tracked and not done: the progress engine has it; untracked: test it here.
+  return !state_->tracked.load(std::memory_order_acquire) && state_->owner->test_untracked(*state_);
 }
 
 Request::~Request() {
