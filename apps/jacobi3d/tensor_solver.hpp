@@ -76,7 +76,7 @@ inline TensorRun solve_with_tensors(tessera::dist::Communicator& comm, const Pro
     // The largest change is reduced as the sweep runs (reduce_into): a tensor of changes for a
     // reduce to read back cost a write and a read of 8 bytes a cell, which the MPI loop does not have.
     auto g = std::make_unique<tessera::Graph>(name);
-    const TensorSweep sweep{static_cast<double>(n), 1.0 / static_cast<double>(n)};
+    const TensorSweep sweep = TensorSweep::for_blocks_of(n);
     // A 7-point stencil: a star, whose halo is the six faces (as the proxy's messages), not 26 neighbours.
     if (halos == Halos::exchanged)
       g->split(sweep, tessera::concurrent_padded_access(from, tessera::StencilShape::star()), tessera::write_only(to),

@@ -53,7 +53,7 @@ void run_jacobi(Report& report, const Settings& s, StreamArrays& triad) {
   u.fill_from(start.data());
   u.exchange_padding();
   u.load_boundary(Periodic{});
-  const jacobi3d::TensorSweep sweep{static_cast<double>(n), 1.0 / static_cast<double>(n)};
+  const auto sweep = jacobi3d::TensorSweep::for_blocks_of(n);
   ReductionResult<double> largest;
   auto run = [&] { for_each(ex, sweep, read_only(u), write_only(v), reduce_into(largest, Max{})); };
   run();

@@ -100,6 +100,56 @@ void check_layouts(Executor& ex, MemoryManager& memory, const Reducer& reducer) 
   }
 }
 
+/// A y sweep: reads only along y (x_reach = 0), so Tiled rows run as whole tiles and the
+/// partial tiles at a row's ends as shorter strips, where Max and Min fold in vector lanes.
+struct YStencil {
+  static constexpr std::size_t x_reach = 0;
+  template <typename U, typename O, typename C>
+  TESSERA_HOST_DEVICE void operator()(U u, O out, C c) const {
+    const float s = (*u).a() + 0.25f * ((*u.offset(1, -1)).a() - (*u.offset(1, 1)).a());
+    auto o = *out;
+    o.a() = s;
+    *c = static_cast<double>(s) - 0.5 * static_cast<double>(u.global_idx(0) % 5);
+  }
+};
+
+template <typename L, typename Reducer>
+void check_y_sweep(Executor& ex, MemoryManager& memory, Extent<2> n, Extent<2> partitions, const Reducer& reducer) {
+  TensorOptions<2> o;
+  o.partitions = partitions;
+  o.padding = Index<2>{3, 1};  // tiles that start 3 sites into a row: partial tiles at both ends
+  Tensor<Cell<>, 2, L> u(memory, n, TensorOptions<2>(o).named("u")), out(memory, n, TensorOptions<2>(o).named("out"));
+  const auto nx = static_cast<std::int64_t>(n.sizes[0]), ny = static_cast<std::int64_t>(n.sizes[1]);
+  std::vector<Cell<>> us(n.volume());
+  double want = Reducer::template identity<double>();
+  for (std::int64_t j = 0; j < ny; ++j)
+    for (std::int64_t i = 0; i < nx; ++i) us[j * nx + i] = Cell<>(a_of(i, j), {0.0f, 0.0f});
+  for (std::int64_t j = 0; j < ny; ++j)
+    for (std::int64_t i = 0; i < nx; ++i) {
+      const auto w = [ny](std::int64_t k) { return ((k % ny) + ny) % ny; };
+      const float s = a_of(i, j) + 0.25f * (a_of(i, w(j - 1)) - a_of(i, w(j + 1)));
+      want = reducer(want, static_cast<double>(s) - 0.5 * static_cast<double>(i % 5));
+    }
+  u.fill_from(us.data());
+  u.exchange_padding();
+  u.load_boundary(Periodic{});
+  ReductionResult<double> result;
+  for_each(ex, YStencil{}, read_only(u), write_only(out), reduce_into(result, reducer));
+  EXPECT_EQ(result.value(), want) << L::name << " " << nx << " x " << ny;
+}
+
+TEST_P(ReduceInto, YSweepsFoldInLanesInEveryLayout) {
+  for (auto [n, p] : {std::pair{Extent<2>{61, 5}, Extent<2>{1, 1}}, std::pair{Extent<2>{200, 4}, Extent<2>{2, 1}},
+                      std::pair{Extent<2>{16, 3}, Extent<2>{1, 3}}, std::pair{Extent<2>{5, 7}, Extent<2>{1, 1}}}) {
+    check_y_sweep<Strided>(ex, memory(), n, p, Max{});
+    check_y_sweep<Contiguous>(ex, memory(), n, p, Min{});
+    check_y_sweep<Tiled<8>>(ex, memory(), n, p, Max{});
+    check_y_sweep<Tiled<8>>(ex, memory(), n, p, Min{});
+    check_y_sweep<Tiled<16>>(ex, memory(), n, p, Max{});
+    check_y_sweep<Tiled<16>>(ex, memory(), n, p, Sum{});
+  }
+}
+
 TEST_P(ReduceInto, EverySiteContributesOnceInEveryLayoutAndPath) {
   check_layouts(ex, memory(), Sum{});
   check_layouts(ex, memory(), Max{});
@@ -164,6 +214,17 @@ TEST_P(ReduceInto, RowsCutIntoChunksAndEdgeOnlyKernels) {
       },
       t, reduce_into(sum, Sum{}));
   EXPECT_EQ(sum.value(), 20011.0 * 20010.0 / 2.0);
+  // Max and Min fold each chunk in vector lanes as it runs: the largest value lies inside a
+  // chunk, the smallest at the row's last site, past the last whole strip.
+  ReductionResult<double> top, bottom;
+  for_each(
+      ex, [] TESSERA_HOST_DEVICE(auto it, auto c) { *c = 1000.0 - std::fabs(*it - 12345.0); }, read_only(t),
+      reduce_into(top, Max{}));
+  for_each(
+      ex, [] TESSERA_HOST_DEVICE(auto it, auto c) { *c = std::fabs(*it - 20010.0) + 0.5; }, read_only(t),
+      reduce_into(bottom, Min{}));
+  EXPECT_EQ(top.value(), 1000.0);
+  EXPECT_EQ(bottom.value(), 0.5);
 
   // An edge kernel runs only the sites within edge_width of the domain's faces.
   const Extent<2> m{33, 21};

@@ -100,18 +100,43 @@ TEST(Jacobi3d, HandWrittenMpiMatchesTheReferenceBitForBit) {
 
 // The proxy on a distributed tensor and graph: the reference's bits, whatever the ranks, on the
 // host and with each rank's blocks on simulated devices.
+// (Blocks of 8 and of 10 cells a side: the held planes' test treats the powers of two in the
+// side apart from its odd factor.)
 TEST(Jacobi3d, DistributedTensorMatchesTheReferenceBitForBit) {
   auto& comm = test_comm();
-  const auto p = small_problem();
-  std::vector<jacobi3d::BlockGrid> reference;
-  const auto want = jacobi3d::reference(p, reference);
-  const std::vector<double> dense = jacobi3d::dense_grid(p, reference);
-  for (const char* devices : {"host", "sim:2:64MiB"}) {
-    const auto run = jacobi3d::solve_with_tensors(comm, p, devices);
-    EXPECT_EQ(run.outcome.iterations, want.iterations) << devices;
-    EXPECT_EQ(run.outcome.error, want.error) << devices;
-    ASSERT_EQ(run.field.size(), dense.size());
-    for (std::size_t k = 0; k < dense.size(); ++k)
-      ASSERT_EQ(run.field[k], dense[k]) << "cell " << k << " on " << devices;
+  auto odd = small_problem();
+  odd.size = 30;
+  for (const jacobi3d::Problem& p : {small_problem(), odd}) {
+    std::vector<jacobi3d::BlockGrid> reference;
+    const auto want = jacobi3d::reference(p, reference);
+    const std::vector<double> dense = jacobi3d::dense_grid(p, reference);
+    for (const char* devices : {"host", "sim:2:64MiB"}) {
+      const auto run = jacobi3d::solve_with_tensors(comm, p, devices);
+      EXPECT_EQ(run.outcome.iterations, want.iterations) << devices;
+      EXPECT_EQ(run.outcome.error, want.error) << devices;
+      ASSERT_EQ(run.field.size(), dense.size());
+      for (std::size_t k = 0; k < dense.size(); ++k)
+        ASSERT_EQ(run.field[k], dense[k]) << "cell " << k << " on " << devices << ", blocks of " << p.cells();
+    }
   }
+}
+
+// The held planes' test against the remainder, for every block side to 1000, some large and
+// odd ones, and indices up to the largest side a grid may have.
+TEST(Jacobi3d, TheFirstPlaneTestIsTheRemainderForAnySide) {
+  std::vector<std::int64_t> sides;
+  for (std::int64_t n = 1; n <= 1000; ++n) sides.push_back(n);
+  for (std::int64_t n : {4096ll, 65535ll, 65536ll, 999999937ll, 1ll << 30, (1ll << 31) - 1, 0xffffffffll})
+    sides.push_back(n);
+  for (const std::int64_t n : sides) {
+    const auto multiple_of = jacobi3d::MultipleOf::of(n);
+    auto check = [&](std::int64_t g) { ASSERT_EQ(multiple_of(g), g % n == 0) << g << " for a side of " << n; };
+    for (std::int64_t g = 0; g < 3000; ++g) check(g);
+    for (std::int64_t k : {1ll, 2ll, 7ll, 1000ll})
+      for (std::int64_t g : {k * n - 1, k * n, k * n + 1})
+        if (g < (1ll << 31)) check(g);
+    for (std::int64_t g = (1ll << 31) - 3000; g < (1ll << 31); ++g) check(g);
+  }
+  EXPECT_THROW(jacobi3d::MultipleOf::of(0), tessera::Error);
+  EXPECT_THROW(jacobi3d::MultipleOf::of(-8), tessera::Error);
 }

@@ -123,6 +123,56 @@ decltype(auto) loop_local(F& kernel) {
     return (kernel);
 }
 
+template <typename Total>
+struct lane_total_value {
+  using type = char;
+};
+template <typename R, typename Reducer, std::size_t N>
+struct lane_total_value<LaneTotal<R, Reducer, N>> {
+  using type = R;
+};
+template <typename Total>
+using lane_total_value_t = typename lane_total_value<Total>::type;
+
+/// A site's argument in a lane fold: a reduction's contribution goes to `cell`, any other
+/// argument is passed on as it is.
+template <typename S, typename R>
+TESSERA_FORCE_INLINE decltype(auto) into_cell(S&& s, R* cell) {
+  if constexpr (is_contribution<std::remove_cvref_t<S>>::value)
+    return Contribution<R>{cell};
+  else
+    return std::forward<S>(s);
+}
+
+/// The lane accumulators of a lane fold while a strip loop runs, in locals so that they stay in
+/// registers (loaded from the LaneTotal, stored back at the end); nothing without one.
+template <std::size_t N, typename Total>
+struct LaneAccumulators {
+  static constexpr bool active = !std::is_same_v<Total, NoLaneTotal>;
+  using R = lane_total_value_t<Total>;
+  R acc[active ? N : 1];
+  Total& total;
+  TESSERA_FORCE_INLINE explicit LaneAccumulators(Total& t) : total(t) {
+    if constexpr (active) {
+      static_assert(N > 0 && sizeof(t.lanes) == sizeof(acc), "a lane fold runs strips of the natural length");
+      for (std::size_t lane = 0; lane < N; ++lane) acc[lane] = t.lanes[lane];
+    }
+  }
+  TESSERA_FORCE_INLINE ~LaneAccumulators() {
+    if constexpr (active)
+      for (std::size_t lane = 0; lane < N; ++lane) total.lanes[lane] = acc[lane];
+  }
+  LaneAccumulators(const LaneAccumulators&) = delete;
+  LaneAccumulators& operator=(const LaneAccumulators&) = delete;
+  /// The kernel at one site of lane `lane`, its contribution folded into that lane.
+  template <typename K, typename... B>
+  TESSERA_FORCE_INLINE void site(K& kernel, std::size_t lane, const B&... b) {
+    R cell = Total::identity();
+    kernel(into_cell(along_x(b, static_cast<std::ptrdiff_t>(lane)), &cell)...);
+    acc[lane] = total.reducer(acc[lane], cell);
+  }
+};
+
 /// `strips` consecutive strips from `x` of a row whose iterators start at `row_starts`.
 /// `flatten` inlines the kernel into the loop however large it is: a call per site would stop
 /// the vectoriser ("statement clobbers memory"). Each strip's iterators are made in here, where
@@ -130,12 +180,19 @@ decltype(auto) loop_local(F& kernel) {
 /// stored whole iterators (hundreds of bytes) to the stack and read them back, which cost the
 /// flux kernel a quarter of its time. One call per row rather than per strip sets the kernel's
 /// constants up once per row.
-template <std::size_t N, bool TileStarts, typename F, typename... S>
+/// With a LaneTotal (`total`), a reduction's contributions are folded into its N lane
+/// accumulators, not stored to the row's scratch (site_reduction.hpp).
+template <std::size_t N, bool TileStarts, typename F, typename Total, typename... S>
 [[gnu::flatten]] inline void run_strips(F& caller_kernel, std::size_t vvl, std::ptrdiff_t x, std::size_t strips,
-                                        const S&... row_starts) {
+                                        Total& total, const S&... row_starts) {
   decltype(auto) kernel = loop_local(caller_kernel);
+  constexpr bool folding = LaneAccumulators<N, Total>::active;
+  LaneAccumulators<N, Total> fold(total);
   auto lanes = [&](const auto&... b) {
-    if constexpr (N > 0) {
+    if constexpr (folding) {
+      TESSERA_INDEPENDENT_LANES
+      for (std::size_t lane = 0; lane < N; ++lane) fold.site(kernel, lane, b...);
+    } else if constexpr (N > 0) {
       TESSERA_INDEPENDENT_LANES
       for (std::size_t lane = 0; lane < N; ++lane) kernel(along_x(b, static_cast<std::ptrdiff_t>(lane))...);
     } else {
@@ -164,12 +221,22 @@ template <std::size_t N, bool TileStarts, typename F, typename... S>
 /// run_lane_across_strips does the edge lanes.
 /// (A full-width strip with the edge lanes masked off vectorised only with 32-bit lane counters,
 /// and then some loads became gathers; it was no faster.)
-template <std::size_t N, std::size_t Reach, typename F, typename... S>
-[[gnu::flatten]] inline void run_tile_cores(F& caller_kernel, std::ptrdiff_t x, std::size_t tiles, const S&... row_starts) {
+/// A lane fold (`total`, a LaneTotal) only where every lane runs here: Reach = 0.
+template <std::size_t N, std::size_t Reach, typename F, typename Total, typename... S>
+[[gnu::flatten]] inline void run_tile_cores(F& caller_kernel, std::ptrdiff_t x, std::size_t tiles, Total& total,
+                                            const S&... row_starts) {
   decltype(auto) kernel = loop_local(caller_kernel);
+  constexpr bool folding = LaneAccumulators<N, Total>::active;
+  static_assert(!folding || Reach == 0, "a lane fold needs every lane of a tile");
+  LaneAccumulators<N, Total> fold(total);
   auto lanes = [&](const auto&... b) {
-    TESSERA_INDEPENDENT_LANES
-    for (std::size_t lane = Reach; lane < N - Reach; ++lane) kernel(along_x(b, static_cast<std::ptrdiff_t>(lane))...);
+    if constexpr (folding) {
+      TESSERA_INDEPENDENT_LANES
+      for (std::size_t lane = 0; lane < N; ++lane) fold.site(kernel, lane, b...);
+    } else {
+      TESSERA_INDEPENDENT_LANES
+      for (std::size_t lane = Reach; lane < N - Reach; ++lane) kernel(along_x(b, static_cast<std::ptrdiff_t>(lane))...);
+    }
   };
   // Tile k is reached from the first tile by k whole tiles, so its address is linear in k: from
   // x (x >> log2 V) it was recomputed in every tile, and the compiler then addressed every
@@ -184,14 +251,23 @@ template <std::size_t N, std::size_t Reach, typename F, typename... S>
 }
 
 /// run_tile_cores for a tile the row covers only part of: its lanes [lo, hi) that are core lanes.
-template <std::size_t N, std::size_t Reach, typename F, typename... S>
+template <std::size_t N, std::size_t Reach, typename F, typename Total, typename... S>
 [[gnu::flatten]] inline void run_tile_core_part(F& caller_kernel, std::ptrdiff_t x, std::size_t lo, std::size_t hi,
-                                                const S&... row_starts) {
+                                                Total& total, const S&... row_starts) {
   decltype(auto) kernel = loop_local(caller_kernel);
+  constexpr bool folding = LaneAccumulators<N, Total>::active;
+  static_assert(!folding || Reach == 0, "a lane fold needs every lane of a tile");
+  LaneAccumulators<N, Total> fold(total);
   auto lanes = [&](const auto&... b) {
     const std::size_t to = std::min(hi, N - Reach);
-    TESSERA_INDEPENDENT_LANES
-    for (std::size_t lane = std::max(lo, Reach); lane < to; ++lane) kernel(along_x(b, static_cast<std::ptrdiff_t>(lane))...);
+    if constexpr (folding) {
+      TESSERA_INDEPENDENT_LANES
+      for (std::size_t lane = lo; lane < to; ++lane) fold.site(kernel, lane, b...);
+    } else {
+      TESSERA_INDEPENDENT_LANES
+      for (std::size_t lane = std::max(lo, Reach); lane < to; ++lane)
+        kernel(along_x(b, static_cast<std::ptrdiff_t>(lane))...);
+    }
   };
   lanes(tile_start(along_x(row_starts, x))...);
 }
@@ -216,11 +292,11 @@ template <typename F, typename... S>
 /// at `first_tile` (and every N sites from there), for a kernel that reads up to R sites along
 /// x: the core lanes of each tile as a strip, the R lanes at each tile edge across the tiles, and
 /// of the partial tiles at either end the core lanes as a shorter strip and the edges one by one.
-template <std::size_t N, std::size_t R, typename F, typename One, typename Starts>
+template <std::size_t N, std::size_t R, typename F, typename One, typename Starts, typename Total>
 void run_row_with_reach(F& kernel, One& one, const Starts& starts, std::size_t x_begin, std::size_t x_end,
-                        std::size_t first_tile) {
+                        std::size_t first_tile, Total& total) {
   auto partial = [&](std::ptrdiff_t tile, std::size_t lo, std::size_t hi) {
-    std::apply([&](const auto&... s) { run_tile_core_part<N, R>(kernel, tile, lo, hi, s...); }, starts);
+    std::apply([&](const auto&... s) { run_tile_core_part<N, R>(kernel, tile, lo, hi, total, s...); }, starts);
     for (std::size_t lane = lo; lane < hi; ++lane)
       if (lane < R || lane >= N - R) one(static_cast<std::size_t>(tile + static_cast<std::ptrdiff_t>(lane)));
   };
@@ -233,8 +309,9 @@ void run_row_with_reach(F& kernel, One& one, const Starts& starts, std::size_t x
     x = end;
   }
   const std::size_t count = (x_end - x) / N;
-  std::apply([&](const auto&... s) { run_tile_cores<N, R>(kernel, static_cast<std::ptrdiff_t>(x), count, s...); },
-             starts);
+  std::apply(
+      [&](const auto&... s) { run_tile_cores<N, R>(kernel, static_cast<std::ptrdiff_t>(x), count, total, s...); },
+      starts);
   if constexpr (R > 0)
     for (std::size_t lane = 0; lane < N; lane = lane + 1 == R ? N - R : lane + 1)
       std::apply(
@@ -410,10 +487,6 @@ TESSERA_FORCE_INLINE decltype(auto) row_start(const A& a, const LaunchShape<D>& 
 }
 
 template <typename S>
-struct is_contribution : std::false_type {};
-template <typename R>
-struct is_contribution<Contribution<R>> : std::true_type {};
-template <typename S>
 struct is_indexed_iterator : std::false_type {};
 template <typename T, std::size_t D, Layout L, Access A>
 struct is_indexed_iterator<IndexedIterator<T, D, L, A>> : std::true_type {};
@@ -587,12 +660,30 @@ void run_block_on_cpu(Executor* executor, const ExecOptions& options, const Laun
   // Jacobi3D sweep (rows of 64 sites) about 5 %; by the natural VVL, a constant, they are shifts.
   const auto strips_in = [vvl](std::size_t sites) { return vvl == natural ? sites / natural : sites / vvl; };
 
+  // A reduction whose order does not matter is folded in registers as the strips run
+  // (LaneTotal). Run-time VVLs, and Tiled rows of a kernel that reads along x (whose tile edges
+  // run lane by lane across tiles), go through the scratch row.
+  constexpr bool lane_foldable = reduces && folds_in_lanes<Reduced, typename reducer_type<A...>::type>();
+  using Total =
+      std::conditional_t<lane_foldable, LaneTotal<Reduced, typename reducer_type<A...>::type, natural>, NoLaneTotal>;
+  const bool fold_in_lanes = lane_foldable && vvl == natural && !(any_tiled_records<A...>() && on_tiles && reach > 0);
+
   // Sites [x_begin, x_end) of row `row_number`, from the chunk's row starts `walk`, a
-  // reduction's contributions going to `row`.
+  // reduction's contributions going to `row`, or folded into `*total` where it is given.
   using Walk = RowStarts<D, Reduced, A...>;
-  auto run_sites = [&](Walk& walk, std::size_t row_number, std::size_t x_begin, std::size_t x_end, Reduced* row) {
+  auto run_sites = [&](Walk& walk, std::size_t row_number, std::size_t x_begin, std::size_t x_end, Reduced* row,
+                       [[maybe_unused]] Total* total) {
     const auto& starts = walk.at(row_number, row);
     auto one = [&](std::size_t x) {
+      if constexpr (lane_foldable) {
+        if (total != nullptr) {
+          lane_total_value_t<Total> cell = Total::identity();
+          std::apply([&](const auto&... s) { kernel(into_cell(along_x(s, static_cast<std::ptrdiff_t>(x)), &cell)...); },
+                     starts);
+          total->add(cell);
+          return;
+        }
+      }
       std::apply([&](const auto&... s) { kernel(along_x(s, static_cast<std::ptrdiff_t>(x))...); }, starts);
     };
 
@@ -615,7 +706,12 @@ void run_block_on_cpu(Executor* executor, const ExecOptions& options, const Laun
             if (reach == 2) return stage_row(std::integral_constant<std::size_t, 2>{});
         }
         const auto run_row = [&](auto fixed_reach) {
-          run_row_with_reach<natural, decltype(fixed_reach)::value>(kernel, one, starts, x_begin, x_end, aligned_from);
+          constexpr std::size_t R = decltype(fixed_reach)::value;
+          [[maybe_unused]] NoLaneTotal none;
+          if constexpr (lane_foldable && R == 0)
+            run_row_with_reach<natural, R>(kernel, one, starts, x_begin, x_end, aligned_from, *total);
+          else
+            run_row_with_reach<natural, R>(kernel, one, starts, x_begin, x_end, aligned_from, none);
         };
         // A kernel that reads nothing along x (a y sweep) runs whole tiles, and the tiles that the
         // row's ends cut as shorter strips: one by one, the 8 sites of a Tiled<8> row's head and
@@ -636,8 +732,15 @@ void run_block_on_cpu(Executor* executor, const ExecOptions& options, const Laun
       constexpr std::size_t N = decltype(fixed_length)::value;
       constexpr bool on_tile_starts = decltype(tile_starts)::value;
       const std::size_t count = strips_in(x_end - x);
+      // A fixed length runs only with vvl == natural, where a lane fold has its total.
+      [[maybe_unused]] NoLaneTotal none;
       std::apply(
-          [&](const auto&... s) { run_strips<N, on_tile_starts>(kernel, vvl, static_cast<std::ptrdiff_t>(x), count, s...); },
+          [&](const auto&... s) {
+            if constexpr (lane_foldable && N > 0)
+              run_strips<N, on_tile_starts>(kernel, vvl, static_cast<std::ptrdiff_t>(x), count, *total, s...);
+            else
+              run_strips<N, on_tile_starts>(kernel, vvl, static_cast<std::ptrdiff_t>(x), count, none, s...);
+          },
           starts);
       x += count * vvl;
     };
@@ -663,10 +766,21 @@ void run_block_on_cpu(Executor* executor, const ExecOptions& options, const Laun
       const auto& into = reduce_block_arg(args...);
       if (group > 1) {
         const std::size_t first = item * group, last = std::min(rows, first + group);
+        if constexpr (lane_foldable) {
+          if (fold_in_lanes) {
+            // The rows' contributions go to registers; the scratch row only gives the
+            // contribution argument an address to move along the row with, never written.
+            Total total(into.reducer);
+            Reduced* unused = cpu_contribution_row<Reduced>(nx);
+            for (std::size_t row = first; row < last; ++row) run_sites(walk, row, 0, nx, unused, &total);
+            partials[first] = total.total();
+            return;
+          }
+        }
         Reduced* contributions = cpu_contribution_row<Reduced>(row_stride * group);
         clear_contributions(into, contributions, row_stride * (last - first));
         for (std::size_t row = first; row < last; ++row)
-          run_sites(walk, row, 0, nx, contributions + (row - first) * row_stride);
+          run_sites(walk, row, 0, nx, contributions + (row - first) * row_stride, nullptr);
         if constexpr (folds_in_any_order<std::remove_cvref_t<decltype(into.reducer)>>()) {
           // One fold for the group (the slots between rows hold the identity): a 64-site row's
           // fold is a short chain of dependent steps and the group's runs as long independent
@@ -687,11 +801,19 @@ void run_block_on_cpu(Executor* executor, const ExecOptions& options, const Laun
     if constexpr (reduces) {
       const auto& into = reduce_block_arg(args...);
       Reduced* contributions = cpu_contribution_row<Reduced>(nx);
+      if constexpr (lane_foldable) {
+        if (fold_in_lanes) {
+          Total total(into.reducer);
+          run_sites(walk, row, x_begin, x_end, contributions, &total);
+          partials[item] = total.total();
+          return;
+        }
+      }
       clear_contributions(into, contributions + x_begin, x_end - x_begin);
-      run_sites(walk, row, x_begin, x_end, contributions);
+      run_sites(walk, row, x_begin, x_end, contributions, nullptr);
       partials[item] = fold_contributions(contributions + x_begin, x_end - x_begin, into.reducer);
     } else {
-      run_sites(walk, row, x_begin, x_end, nullptr);
+      run_sites(walk, row, x_begin, x_end, nullptr, nullptr);
     }
   };
   // Each chunk of items walks its rows from one set of row starts (RowStarts).

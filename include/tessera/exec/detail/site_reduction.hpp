@@ -41,6 +41,11 @@ struct Contribution {
 
 namespace tessera::detail {
 
+template <typename S>
+struct is_contribution : std::false_type {};
+template <typename R>
+struct is_contribution<Contribution<R>> : std::true_type {};
+
 /// A reduction argument as for_each hands it to a block's launch: where each block's partial
 /// goes (slot b for block b).
 template <typename R, typename Reducer>
@@ -143,6 +148,20 @@ struct reduced_type<DeviceReduceArg<R, Reducer>, A...> {
   using type = R;
 };
 
+/// The reducer type of the ReduceBlockArg among A, or void.
+template <typename... A>
+struct reducer_type {
+  using type = void;
+};
+template <typename A0, typename... A>
+struct reducer_type<A0, A...> {
+  using type = typename reducer_type<A...>::type;
+};
+template <typename R, typename Reducer, typename... A>
+struct reducer_type<ReduceBlockArg<R, Reducer>, A...> {
+  using type = Reducer;
+};
+
 // A contribution moves along a row like a tensor iterator of a one-row Strided tensor, in every
 // layout: the strip loops of cpu_block.hpp address it with the same calls as the tensors.
 template <typename R>
@@ -188,6 +207,40 @@ constexpr bool folds_in_any_order() {
     return Reducer::any_order;
   else
     return false;
+}
+
+/// A CPU row's reduction folded in vector lanes as its strips run (cpu_block.hpp), for reducers
+/// whose result does not depend on the order (Max, Min, integer sums): each site's contribution
+/// goes to a local the compiler keeps in a register and is folded straight into its lane's
+/// accumulator. Through a scratch row the contributions cost a store a site, then a fold of the
+/// row and a clear of it: stores that wait behind the output's, whose lines come from memory, so
+/// the Jacobi3D sweep moved 30 % fewer bytes a second than with the stencil alone.
+template <typename R, typename Reducer, std::size_t N>
+struct LaneTotal {
+  static_assert(N > 0);
+  Reducer reducer;
+  // One accumulator per lane of a strip, kept across the rows of a worker's item and folded
+  // once at its end: folded at each row's end, a 64-site row paid eight dependent steps, each a
+  // branch on the data that the branch predictor missed whenever the largest changed.
+  R lanes[N];
+  explicit LaneTotal(const Reducer& r) : reducer(r) {
+    for (R& l : lanes) l = identity();
+  }
+  static constexpr R identity() noexcept { return Reducer::template identity<R>(); }
+  /// Folds one more value in (a site outside the strips).
+  void add(const R& v) { lanes[0] = reducer(lanes[0], v); }
+  R total() const { return fold_in_order(lanes, N, reducer); }
+};
+/// What a row without a lane fold passes instead.
+struct NoLaneTotal {};
+
+/// Whether a CPU row may fold reduce_into's contributions in lanes (LaneTotal).
+template <typename R, typename Reducer>
+constexpr bool folds_in_lanes() {
+  if constexpr (std::is_void_v<R>)
+    return false;
+  else
+    return std::is_arithmetic_v<R> && folds_in_any_order<Reducer>();
 }
 
 /// The largest (Largest) or smallest of `count` floating-point values from `site`, as `omp simd`
