@@ -8,6 +8,7 @@
 
 #include <gtest/gtest.h>
 
+#include <limits>
 #include <random>
 
 namespace {
@@ -122,20 +123,23 @@ TEST(Jacobi3d, DistributedTensorMatchesTheReferenceBitForBit) {
 }
 
 // The held planes' test against the remainder, for every block side to 1000, some large and
-// odd ones, and indices up to the largest side a grid may have.
+// odd ones, and indices up to the largest an index may be.
 TEST(Jacobi3d, TheFirstPlaneTestIsTheRemainderForAnySide) {
+  constexpr std::int64_t top = std::numeric_limits<std::int64_t>::max();
   std::vector<std::int64_t> sides;
   for (std::int64_t n = 1; n <= 1000; ++n) sides.push_back(n);
-  for (std::int64_t n : {4096ll, 65535ll, 65536ll, 999999937ll, 1ll << 30, (1ll << 31) - 1, 0xffffffffll})
+  for (std::int64_t n : std::initializer_list<std::int64_t>{4096, 65535, 65536, 999999937, std::int64_t{1} << 31,
+                                                            0xffffffff, std::int64_t{3} << 40, top})
     sides.push_back(n);
   for (const std::int64_t n : sides) {
     const auto multiple_of = jacobi3d::MultipleOf::of(n);
     auto check = [&](std::int64_t g) { ASSERT_EQ(multiple_of(g), g % n == 0) << g << " for a side of " << n; };
     for (std::int64_t g = 0; g < 3000; ++g) check(g);
-    for (std::int64_t k : {1ll, 2ll, 7ll, 1000ll})
-      for (std::int64_t g : {k * n - 1, k * n, k * n + 1})
-        if (g < (1ll << 31)) check(g);
-    for (std::int64_t g = (1ll << 31) - 3000; g < (1ll << 31); ++g) check(g);
+    for (std::int64_t k : {1, 2, 7, 1000})
+      if (n <= top / (k + 1))
+        for (std::int64_t g : {k * n - 1, k * n, k * n + 1}) check(g);
+    for (std::int64_t g = top - 3000; g < top; ++g) check(g);
+    check(top);
   }
   EXPECT_THROW(jacobi3d::MultipleOf::of(0), tessera::Error);
   EXPECT_THROW(jacobi3d::MultipleOf::of(-8), tessera::Error);
