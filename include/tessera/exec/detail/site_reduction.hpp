@@ -210,7 +210,7 @@ constexpr bool folds_in_any_order() {
 }
 
 /// A CPU row's reduction folded in vector lanes as its strips run (cpu_block.hpp), for reducers
-/// whose result does not depend on the order (Max, Min, integer sums): each site's contribution
+/// that declare their result does not depend on the order (Max, Min): each site's contribution
 /// goes to a local the compiler keeps in a register and is folded straight into its lane's
 /// accumulator. Through a scratch row the contributions cost a store a site, a clear of the row
 /// and a fold of it: the Jacobi3D stencil with its change reduced that way moved 12.3-12.8 GB/s
