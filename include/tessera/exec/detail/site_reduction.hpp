@@ -130,36 +130,32 @@ T partial_identity(const A&... args) {
     return T{};
 }
 
-/// The type of R among A (the first ReduceBlockArg's or DeviceReduceArg's), or void.
+/// The value type and the reducer of the first ReduceBlockArg or DeviceReduceArg among A, or
+/// void and void.
+template <typename... A>
+struct reduce_arg_types {
+  using value = void;
+  using reducer = void;
+};
+template <typename A0, typename... A>
+struct reduce_arg_types<A0, A...> : reduce_arg_types<A...> {};
+template <typename R, typename Reducer, typename... A>
+struct reduce_arg_types<ReduceBlockArg<R, Reducer>, A...> {
+  using value = R;
+  using reducer = Reducer;
+};
+template <typename R, typename Reducer, typename... A>
+struct reduce_arg_types<DeviceReduceArg<R, Reducer>, A...> {
+  using value = R;
+  using reducer = Reducer;
+};
 template <typename... A>
 struct reduced_type {
-  using type = void;
+  using type = typename reduce_arg_types<A...>::value;
 };
-template <typename A0, typename... A>
-struct reduced_type<A0, A...> {
-  using type = typename reduced_type<A...>::type;
-};
-template <typename R, typename Reducer, typename... A>
-struct reduced_type<ReduceBlockArg<R, Reducer>, A...> {
-  using type = R;
-};
-template <typename R, typename Reducer, typename... A>
-struct reduced_type<DeviceReduceArg<R, Reducer>, A...> {
-  using type = R;
-};
-
-/// The reducer type of the ReduceBlockArg among A, or void.
 template <typename... A>
 struct reducer_type {
-  using type = void;
-};
-template <typename A0, typename... A>
-struct reducer_type<A0, A...> {
-  using type = typename reducer_type<A...>::type;
-};
-template <typename R, typename Reducer, typename... A>
-struct reducer_type<ReduceBlockArg<R, Reducer>, A...> {
-  using type = Reducer;
+  using type = typename reduce_arg_types<A...>::reducer;
 };
 
 // A contribution moves along a row like a tensor iterator of a one-row Strided tensor, in every
