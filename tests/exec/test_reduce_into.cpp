@@ -53,10 +53,10 @@ float expected(std::int64_t i, std::int64_t j, std::int64_t nx, std::int64_t ny)
 
 template <typename L, typename Reducer>
 void check_stencil(Executor& ex, MemoryManager& memory, Extent<2> n, Extent<2> partitions, std::size_t vvl,
-                   const Reducer& reducer) {
+                   const Reducer& reducer, std::int64_t x_padding = 1) {
   TensorOptions<2> o;
   o.partitions = partitions;
-  o.padding = Index<2>{1, 1};
+  o.padding = Index<2>{x_padding, 1};
   Tensor<Cell<>, 2, L> u(memory, n, TensorOptions<2>(o).named("u"));
   Tensor<Cell<>, 2, L> out(memory, n, TensorOptions<2>(o).named("out"));
   const auto nx = static_cast<std::int64_t>(n.sizes[0]), ny = static_cast<std::int64_t>(n.sizes[1]);
@@ -154,6 +154,16 @@ TEST_P(ReduceInto, EverySiteContributesOnceInEveryLayoutAndPath) {
   check_layouts(ex, memory(), Sum{});
   check_layouts(ex, memory(), Max{});
   check_layouts(ex, memory(), Min{});
+}
+
+// A stencil along x in Tiled tensors padded wider than the tiled loops' own paths cover (x
+// padding 2 in Tiled<8>, 3 in Tiled<16>): whole strips through the scratch row, not a lane fold.
+TEST_P(ReduceInto, TiledRowsOfWiderPaddingFoldThroughTheScratchRow) {
+  for (auto [n, p] : {std::pair{Extent<2>{61, 5}, Extent<2>{1, 1}}, std::pair{Extent<2>{40, 4}, Extent<2>{2, 1}}}) {
+    check_stencil<Tiled<8>>(ex, memory(), n, p, 0, Max{}, 2);
+    check_stencil<Tiled<16>>(ex, memory(), n, p, 0, Min{}, 3);
+    check_stencil<Contiguous>(ex, memory(), n, p, 0, Max{}, 2);
+  }
 }
 
 TEST_P(ReduceInto, ASiteThatStoresNothingContributesTheIdentity) {

@@ -732,14 +732,15 @@ void run_block_on_cpu(Executor* executor, const ExecOptions& options, const Laun
       constexpr std::size_t N = decltype(fixed_length)::value;
       constexpr bool on_tile_starts = decltype(tile_starts)::value;
       const std::size_t count = strips_in(x_end - x);
-      // A fixed length runs only with vvl == natural, where a lane fold has its total.
+      // A lane fold runs strips of the natural length (the Tiled rows left out of it, a stencil
+      // along x whose reach has no path of its own, come here too, without one).
       [[maybe_unused]] NoLaneTotal none;
       std::apply(
           [&](const auto&... s) {
             if constexpr (lane_foldable && N > 0)
-              run_strips<N, on_tile_starts>(kernel, vvl, static_cast<std::ptrdiff_t>(x), count, *total, s...);
-            else
-              run_strips<N, on_tile_starts>(kernel, vvl, static_cast<std::ptrdiff_t>(x), count, none, s...);
+              if (total != nullptr)
+                return run_strips<N, on_tile_starts>(kernel, vvl, static_cast<std::ptrdiff_t>(x), count, *total, s...);
+            run_strips<N, on_tile_starts>(kernel, vvl, static_cast<std::ptrdiff_t>(x), count, none, s...);
           },
           starts);
       x += count * vvl;
