@@ -123,17 +123,6 @@ decltype(auto) loop_local(F& kernel) {
     return (kernel);
 }
 
-template <typename Total>
-struct lane_total_value {
-  using type = char;
-};
-template <typename R, typename Reducer, std::size_t N>
-struct lane_total_value<LaneTotal<R, Reducer, N>> {
-  using type = R;
-};
-template <typename Total>
-using lane_total_value_t = typename lane_total_value<Total>::type;
-
 /// A site's argument in a lane fold: a reduction's contribution goes to `cell`, any other
 /// argument is passed on as it is.
 template <typename S, typename R>
@@ -149,7 +138,7 @@ TESSERA_FORCE_INLINE decltype(auto) into_cell(S&& s, R* cell) {
 template <std::size_t N, typename Total>
 struct LaneAccumulators {
   static constexpr bool active = !std::is_same_v<Total, NoLaneTotal>;
-  using R = lane_total_value_t<Total>;
+  using R = typename Total::value_type;
   R acc[active ? N : 1];
   Total& total;
   TESSERA_FORCE_INLINE explicit LaneAccumulators(Total& t) : total(t) {
@@ -677,7 +666,7 @@ void run_block_on_cpu(Executor* executor, const ExecOptions& options, const Laun
     auto one = [&](std::size_t x) {
       if constexpr (lane_foldable) {
         if (total != nullptr) {
-          lane_total_value_t<Total> cell = Total::identity();
+          typename Total::value_type cell = Total::identity();
           std::apply([&](const auto&... s) { kernel(into_cell(along_x(s, static_cast<std::ptrdiff_t>(x)), &cell)...); },
                      starts);
           total->add(cell);

@@ -214,6 +214,7 @@ constexpr bool folds_in_any_order() {
 template <typename R, typename Reducer, std::size_t N>
 struct LaneTotal {
   static_assert(N > 0);
+  using value_type = R;
   Reducer reducer;
   // One accumulator per lane of a strip, kept across the rows of a worker's item and folded
   // once at its end, not at each row's (eight dependent compare-and-branch steps for `Max`).
@@ -227,7 +228,9 @@ struct LaneTotal {
   R total() const { return fold_in_order(lanes, N, reducer); }
 };
 /// What a row without a lane fold passes instead.
-struct NoLaneTotal {};
+struct NoLaneTotal {
+  using value_type = char;
+};
 
 /// Whether a CPU row may fold reduce_into's contributions in lanes (LaneTotal).
 template <typename R, typename Reducer>
